@@ -1,0 +1,107 @@
+# The workbook's only entry point.  `make help` lists the targets.
+#
+# Variables you may set on the command line:
+#   TREE=solution|skeleton|PATH   the tree to build and test (default: solution)
+#   L=N                           only lesson N's tests
+#   T=NAME                        only the test NAME (e.g. T=reshape_random)
+#   SAN=1                         build with AddressSanitizer and UBSan
+
+TREE ?= solution
+SAN ?= 0
+L ?=
+T ?=
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := intro
+MAKEFLAGS += --no-print-directory
+
+# Build outputs go to build/<tree>/<variant>/, e.g. build/solution/normal.
+TREE_ABS := $(abspath $(TREE))
+TREE_ID := $(subst /,_,$(patsubst $(CURDIR)/%,%,$(TREE_ABS)))
+VARIANT := $(if $(filter 1,$(SAN)),asan,normal)
+B := build/$(TREE_ID)/$(VARIANT)
+
+CC ?= cc
+CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
+
+# Both trees, and the tests, build warning-free or not at all.
+CFLAGS_COMMON := -std=c11 -g -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L
+# The library is held to a little more.
+CFLAGS_LIB := -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wformat=2
+ifeq ($(SAN),1)
+OPT := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+else
+OPT := -O2
+endif
+
+LIB_SRCS := $(sort $(wildcard $(TREE)/src/*.c))
+LIB_OBJS := $(patsubst $(TREE)/src/%.c,$(B)/lib/%.o,$(LIB_SRCS))
+TEST_SRCS := $(sort $(wildcard tests/*.c))
+TEST_OBJS := $(patsubst tests/%.c,$(B)/tests/%.o,$(TEST_SRCS))
+RUNNER := $(B)/run_tests
+
+# Sanitizer runs: slower, so Check's timeouts stretch; any report is fatal.
+SAN_ENV := CK_TIMEOUT_MULTIPLIER=4 \
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+RUN_ENV := $(if $(filter 1,$(SAN)),$(SAN_ENV))
+
+.PHONY: intro help deps build test skeleton skeleton-check check clean
+
+intro: deps ## (no target) what this is, and where to start
+	@echo "A workbook that builds a strided n-dimensional array in C and CUDA, lesson by lesson."
+	@echo
+	@echo "  Start with lessons/01-views.md; your code goes in skeleton/src/."
+	@echo "  make test TREE=skeleton      run the public tests on your tree"
+	@echo "  make test TREE=skeleton L=1  ... only lesson 1"
+	@echo "  make help                    every target"
+
+help: ## list every target
+	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
+		awk 'BEGIN {FS = ":.*## "}; {printf "  %-16s %s\n", $$1, $$2}'
+	@echo
+	@echo "  Variables: TREE=solution|skeleton|PATH  L=lesson  T=test  SAN=1 (sanitizers)"
+
+deps: ## install missing Debian packages (needs root; otherwise says what to run)
+	@bash grader/install-deps.sh
+
+build: $(RUNNER) ## build TREE's library and the public tests
+
+test: deps $(RUNNER) ## run the public tests on TREE (L=N one lesson, T=name one test)
+	@echo "Testing $(TREE) ($(VARIANT) build)"
+	@$(RUN_ENV) $(RUNNER) $(if $(L),-l $(L)) $(if $(T),-t $(T))
+
+skeleton: ## regenerate skeleton/ from solution/
+	@python3 grader/skelgen.py solution skeleton
+	@echo "skeleton/ regenerated from solution/"
+
+skeleton-check: ## fail if skeleton/ differs from what `make skeleton` would write
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	python3 grader/skelgen.py solution "$$tmp/skeleton" && \
+	if diff -r "$$tmp/skeleton" skeleton >/dev/null; then echo "skeleton/ is in sync with solution/"; \
+	else echo "skeleton/ is out of date: run 'make skeleton' and commit it" >&2; \
+	diff -r "$$tmp/skeleton" skeleton | head -20 >&2; exit 1; fi
+
+check: deps ## the project's own checks (CI runs this)
+	@bash tests/check.sh
+
+clean: ## remove build/
+	rm -rf build
+
+$(B)/lib/%.o: $(TREE)/src/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) $(CFLAGS_LIB) $(OPT) -MMD -MP -I$(TREE)/include -c $< -o $@
+
+$(B)/libnd.a: $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/tests/%.o: tests/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) $(OPT) -MMD -MP -I$(TREE)/include -Itests $(CHECK_CFLAGS) -c $< -o $@
+
+$(RUNNER): $(TEST_OBJS) $(B)/libnd.a
+	$(CC) $(OPT) $^ $(CHECK_LIBS) -lm -o $@
+
+-include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d)

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# install-deps.sh -- make sure the tools and libraries the workbook needs are
+# here; install the missing ones with apt-get (Debian 12).  Run by `make`,
+# `make deps` and .ci/run.  As root it installs; otherwise it prints the
+# exact command to run and fails.  Quiet and quick when nothing is missing.
+set -euo pipefail
+
+# "how to tell it is here" and the Debian package that provides it
+checks=(
+    "cmd:gcc              gcc"
+    "cmd:make             make"
+    "cmd:pkg-config       pkg-config"
+    "cmd:python3          python3"
+    "pc:check             check"
+    "pc:libcjson          libcjson-dev"
+    "cmd:gcovr            gcovr"
+    "cmd:pandoc           pandoc"
+)
+
+missing=()
+for entry in "${checks[@]}"; do
+    read -r probe pkg <<<"$entry"
+    kind=${probe%%:*} name=${probe#*:}
+    case $kind in
+        cmd) command -v "$name" >/dev/null 2>&1 && continue ;;
+        pc)  command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$name" && continue ;;
+    esac
+    missing+=("$pkg")
+done
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+cmd="apt-get update && apt-get install -y --no-install-recommends ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+    echo "install-deps: missing Debian packages: ${missing[*]}" >&2
+    echo "install-deps: run this, then try again:" >&2
+    echo "    sudo sh -c '$cmd'" >&2
+    exit 1
+fi
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "install-deps: missing ${missing[*]}, and this is not a Debian system (no apt-get);" >&2
+    echo "install-deps: install the equivalent packages by hand." >&2
+    exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"

@@ -1,0 +1,159 @@
+/*
+ * Lesson 2: compact and setitem.
+ *
+ * Views (lesson 1) only reinterpret a buffer.  Sooner or later the data
+ * must move: nd_compact gathers a view's elements into a fresh row-major
+ * buffer, and nd_setitem scatters values through a view into the buffer
+ * under it.  Both are the same loop: visit every position of a shape, in
+ * row-major order, and turn it into an offset with the view's strides.
+ *
+ * The odometer iterator visits the positions.  nd_simplify_dims makes the
+ * loops cheap: it drops size-1 axes and merges axes that are adjacent in
+ * memory, so a compact array becomes one long run moved with memcpy and a
+ * transpose becomes a plain 2-D loop, however many axes they started with.
+ */
+#include "internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+//@ snippet iter
+nd_status nd_iter_init(nd_iter *it, int ndim, const int64_t *shape)
+{
+    nd_status s = nd_check_shape(ndim, shape, "iter_init");
+    if (s != ND_OK)
+        return s;
+    if (it == NULL)
+        return nd_fail(ND_ERR_ARG, "iter_init: argument 'it' is NULL");
+    /* TODO (lesson 2): write nd_iter_init. */
+    return nd_not_implemented("nd_iter_init", 2);
+}
+
+bool nd_iter_next(nd_iter *it)
+{
+    if (it == NULL)
+        return false;
+    /* TODO (lesson 2): write nd_iter_next. */
+    return false;
+}
+//@ end snippet iter
+
+//@ snippet simplify_dims
+nd_status nd_simplify_dims(int *ndim, int64_t *shape, int64_t *strides_a, int64_t *strides_b)
+{
+    if (ndim == NULL)
+        return nd_fail(ND_ERR_ARG, "simplify_dims: argument 'ndim' is NULL");
+    nd_status s = nd_check_shape(*ndim, shape, "simplify_dims");
+    if (s != ND_OK)
+        return s;
+    if (*ndim > 0 && strides_a == NULL)
+        return nd_fail(ND_ERR_ARG, "simplify_dims: argument 'strides_a' is NULL");
+    /* TODO (lesson 2): write nd_simplify_dims. */
+    (void)strides_b;
+    return nd_not_implemented("nd_simplify_dims", 2);
+}
+//@ end snippet simplify_dims
+
+/* A view's layout, copied so that nd_simplify_dims may rewrite it. */
+typedef struct {
+    int ndim;
+    int64_t shape[ND_MAX_DIMS];
+    int64_t strides[ND_MAX_DIMS];
+} layout;
+
+static layout layout_of(const nd_array *a)
+{
+    layout l = { .ndim = a->ndim };
+    memcpy(l.shape, a->shape, sizeof l.shape);
+    memcpy(l.strides, a->strides, sizeof l.strides);
+    return l;
+}
+
+/* Offset of the row at outer position `index` (all axes but the last). */
+static int64_t row_offset(const int64_t *index, const int64_t *strides, int outer)
+{
+    int64_t off = 0;
+    for (int k = 0; k < outer; k++)
+        off += index[k] * strides[k];
+    return off;
+}
+
+//@ snippet gather
+/* dst[0 .. numel-1] = a's elements in row-major order (CPU). */
+static nd_status gather_cpu(const nd_array *a, float *dst)
+{
+    /* TODO (lesson 2): write gather_cpu. */
+    (void)a; (void)dst; (void)row_offset; (void)layout_of;
+    return nd_not_implemented("nd_compact", 2);
+}
+//@ end snippet gather
+
+nd_status nd_compact(const nd_array *a, nd_array *out)
+{
+    nd_status s = nd_check_array(a, "compact", "a");
+    if (s != ND_OK)
+        return s;
+    if (out == NULL)
+        return nd_fail(ND_ERR_ARG, "compact: argument 'out' is NULL");
+    nd_array made;
+    if ((s = nd_empty(a->buf->device, a->ndim, a->shape, &made)) != ND_OK)
+        return s;
+    if ((s = gather_cpu(a, nd_data(&made))) != ND_OK) {
+        nd_release(&made);
+        return s;
+    }
+    nd_replace(a, out, &made);
+    return ND_OK;
+}
+
+//@ snippet scatter
+/* Write src's elements through the view dst; src has dst's shape (CPU). */
+static nd_status scatter_cpu(const nd_array *dst, const nd_array *src)
+{
+    /* TODO (lesson 2): write scatter_cpu. */
+    (void)dst; (void)src;
+    return nd_not_implemented("nd_setitem", 2);
+}
+//@ end snippet scatter
+
+nd_status nd_setitem(const nd_array *dst, const nd_array *src)
+{
+    nd_status s = nd_check_array(dst, "setitem", "dst");
+    if (s == ND_OK)
+        s = nd_check_array(src, "setitem", "src");
+    if (s == ND_OK)
+        s = nd_check_same_device(dst, src, "setitem");
+    if (s != ND_OK)
+        return s;
+    /* Broadcasting is lesson 1's nd_broadcast_to: a view, so no copy. */
+    nd_array b;
+    if ((s = nd_broadcast_to(src, dst->ndim, dst->shape, &b)) != ND_OK) {
+        char why[512], sh_src[200], sh_dst[200];
+        snprintf(why, sizeof why, "%s", nd_last_error());
+        return nd_fail(s, "setitem: cannot assign src of shape %s to dst of shape %s (%s)",
+                       nd_shape_str(src->ndim, src->shape, sh_src, sizeof sh_src),
+                       nd_shape_str(dst->ndim, dst->shape, sh_dst, sizeof sh_dst), why);
+    }
+    s = scatter_cpu(dst, &b);
+    nd_release(&b);
+    return s;
+}
+
+//@ snippet fill
+/* Write `value` at every element of the view dst (CPU). */
+static nd_status fill_cpu(const nd_array *dst, float value)
+{
+    /* TODO (lesson 2): write fill_cpu. */
+    (void)dst; (void)value;
+    return nd_not_implemented("nd_setitem_scalar", 2);
+}
+//@ end snippet fill
+
+nd_status nd_setitem_scalar(const nd_array *dst, float value)
+{
+    nd_status s = nd_check_array(dst, "setitem_scalar", "dst");
+    if (s != ND_OK)
+        return s;
+    return fill_cpu(dst, value);
+}

@@ -1,0 +1,626 @@
+/*
+ * array.c -- the framework every lesson stands on: errors, buffers and
+ * their reference counts, making arrays, copying them out, printing them.
+ * Students read this file but do not change it.
+ */
+#include "internal.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static _Thread_local char last_error[1024];
+
+nd_status nd_fail(nd_status s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+nd_status nd_not_implemented(const char *name, int lesson)
+{
+    return nd_fail(ND_ERR_NOT_IMPLEMENTED, "not implemented: %s (lesson %d)",
+                   name, lesson);
+}
+
+const char *nd_last_error(void) { return last_error; }
+
+void nd_clear_error(void) { last_error[0] = '\0'; }
+
+const char *nd_status_name(nd_status s)
+{
+    switch (s) {
+    case ND_OK: return "ND_OK";
+    case ND_ERR_ARG: return "ND_ERR_ARG";
+    case ND_ERR_SHAPE: return "ND_ERR_SHAPE";
+    case ND_ERR_AXIS: return "ND_ERR_AXIS";
+    case ND_ERR_INDEX: return "ND_ERR_INDEX";
+    case ND_ERR_LAYOUT: return "ND_ERR_LAYOUT";
+    case ND_ERR_NOMEM: return "ND_ERR_NOMEM";
+    case ND_ERR_DEVICE: return "ND_ERR_DEVICE";
+    case ND_ERR_NOT_IMPLEMENTED: return "ND_ERR_NOT_IMPLEMENTED";
+    }
+    return "ND_ERR_(unknown)";
+}
+
+char *nd_shape_str(int ndim, const int64_t *shape, char *dst, size_t cap)
+{
+    if (dst == NULL || cap == 0)
+        return dst;
+    size_t n = (size_t)snprintf(dst, cap, "(");
+    for (int k = 0; k < ndim && shape != NULL && n < cap; k++)
+        n += (size_t)snprintf(dst + n, cap - n, "%s%" PRId64, k ? "," : "", shape[k]);
+    /* NumPy writes a 1-tuple as (5,) */
+    if (n < cap)
+        snprintf(dst + n, cap - n, "%s)", ndim == 1 ? "," : "");
+    return dst;
+}
+
+/* Room for any shape or strides printed by nd_shape_str. */
+#define SHAPE_STR 200
+
+char *nd_axes_str(int n, const int *axes, char *dst, size_t cap)
+{
+    int64_t wide[ND_MAX_DIMS];
+    if (n < 0 || n > ND_MAX_DIMS || axes == NULL)
+        n = 0;
+    for (int k = 0; k < n; k++)
+        wide[k] = axes[k];
+    return nd_shape_str(n, wide, dst, cap);
+}
+
+nd_status nd_check_array(const nd_array *a, const char *op, const char *arg)
+{
+    if (a == NULL)
+        return nd_fail(ND_ERR_ARG, "%s: argument '%s' is NULL", op, arg);
+    if (a->buf == NULL)
+        return nd_fail(ND_ERR_ARG, "%s: array '%s' has no buffer (released, or never made)",
+                       op, arg);
+    if (a->ndim < 0 || a->ndim > ND_MAX_DIMS)
+        return nd_fail(ND_ERR_ARG, "%s: array '%s' has ndim %d; it must be 0..%d",
+                       op, arg, a->ndim, ND_MAX_DIMS);
+    return ND_OK;
+}
+
+nd_status nd_check_shape(int ndim, const int64_t *shape, const char *op)
+{
+    if (ndim < 0 || ndim > ND_MAX_DIMS)
+        return nd_fail(ND_ERR_ARG, "%s: ndim %d is out of range; it must be 0..%d",
+                       op, ndim, ND_MAX_DIMS);
+    if (ndim > 0 && shape == NULL)
+        return nd_fail(ND_ERR_ARG, "%s: shape is NULL but ndim is %d", op, ndim);
+    int64_t n = 1;
+    for (int k = 0; k < ndim; k++) {
+        if (shape[k] < 0) {
+            char s[SHAPE_STR];
+            return nd_fail(ND_ERR_ARG, "%s: shape %s has a negative size on axis %d",
+                           op, nd_shape_str(ndim, shape, s, sizeof s), k);
+        }
+        /* Keep the byte count representable: at most 2^60 bytes. */
+        if (shape[k] != 0 && n > ((int64_t)1 << 58) / shape[k]) {
+            char s[SHAPE_STR];
+            return nd_fail(ND_ERR_ARG, "%s: shape %s has too many elements",
+                           op, nd_shape_str(ndim, shape, s, sizeof s));
+        }
+        n *= shape[k];
+    }
+    return ND_OK;
+}
+
+int64_t nd_shape_numel(int ndim, const int64_t *shape)
+{
+    int64_t n = 1;
+    for (int k = 0; k < ndim; k++)
+        n *= shape[k];
+    return n;
+}
+
+nd_status nd_normalize_axis(int axis, int ndim, const char *op, int *out)
+{
+    if (axis < -ndim || axis >= ndim)
+        return nd_fail(ND_ERR_AXIS, "%s: axis %d is out of range for an array of %d axes",
+                       op, axis, ndim);
+    *out = axis < 0 ? axis + ndim : axis;
+    return ND_OK;
+}
+
+nd_status nd_check_same_device(const nd_array *a, const nd_array *b, const char *op)
+{
+    if (a->buf->device != b->buf->device)
+        return nd_fail(ND_ERR_DEVICE, "%s: arrays live on different devices (%s and %s)",
+                       op, nd_device_name(a->buf->device), nd_device_name(b->buf->device));
+    return ND_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Devices: raw memory.  Only the CPU is built in until lesson 6.           */
+/* ------------------------------------------------------------------------ */
+
+const char *nd_device_name(nd_device dev)
+{
+    switch (dev) {
+    case ND_CPU: return "cpu";
+    case ND_CUDA: return "cuda";
+    }
+    return "(unknown)";
+}
+
+nd_status nd_device_available(nd_device dev, const char **name)
+{
+    if (dev == ND_CPU) {
+        if (name != NULL)
+            *name = "cpu";
+        return ND_OK;
+    }
+    if (dev == ND_CUDA)
+        return nd_fail(ND_ERR_DEVICE, "device: this build has no CUDA device "
+                       "(lesson 6 adds it)");
+    return nd_fail(ND_ERR_ARG, "device: unknown device %d", (int)dev);
+}
+
+/* Host allocations are 64-byte aligned (a cache line, and any SIMD load). */
+#define ALIGN 64
+
+static nd_status device_alloc(nd_device dev, size_t nbytes, void **ptr, const char *op)
+{
+    nd_status s = nd_device_available(dev, NULL);
+    if (s != ND_OK)
+        return s;
+    size_t rounded = (nbytes + ALIGN - 1) / ALIGN * ALIGN;
+    void *p = aligned_alloc(ALIGN, rounded ? rounded : ALIGN);
+    if (p == NULL)
+        return nd_fail(ND_ERR_NOMEM, "%s: cannot allocate %zu bytes on %s",
+                       op, nbytes, nd_device_name(dev));
+    *ptr = p;
+    return ND_OK;
+}
+
+static void device_free(nd_device dev, void *ptr)
+{
+    (void)dev;
+    free(ptr);
+}
+
+/* Copy n bytes between host memory and a buffer on `dev`. */
+static nd_status device_copy(nd_device dev, void *dst, const void *src, size_t n)
+{
+    (void)dev;
+    if (n > 0)
+        memcpy(dst, src, n);
+    return ND_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Buffers and views                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* A new buffer of `nbytes` on dev with refcount 1, contents undefined. */
+static nd_status buffer_new(nd_device dev, size_t nbytes, nd_buffer **out, const char *op)
+{
+    nd_buffer *b = malloc(sizeof *b);
+    if (b == NULL)
+        return nd_fail(ND_ERR_NOMEM, "%s: cannot allocate a buffer header", op);
+    nd_status s = device_alloc(dev, nbytes, &b->ptr, op);
+    if (s != ND_OK) {
+        free(b);
+        return s;
+    }
+    b->nbytes = nbytes;
+    b->refcount = 1;
+    b->device = dev;
+    *out = b;
+    return ND_OK;
+}
+
+void nd_release(nd_array *a)
+{
+    if (a == NULL)
+        return;
+    if (a->buf != NULL && --a->buf->refcount == 0) {
+        device_free(a->buf->device, a->buf->ptr);
+        free(a->buf);
+    }
+    memset(a, 0, sizeof *a);
+}
+
+void nd_replace(const nd_array *in, nd_array *out, const nd_array *made)
+{
+    if (out == in)
+        nd_release(out);
+    *out = *made;
+}
+
+nd_status nd_share(const nd_array *a, nd_array *out)
+{
+    nd_status s = nd_check_array(a, "share", "a");
+    if (s != ND_OK)
+        return s;
+    if (out == NULL)
+        return nd_fail(ND_ERR_ARG, "share: argument 'out' is NULL");
+    nd_array made = *a;
+    made.buf->refcount++;
+    nd_replace(a, out, &made);
+    return ND_OK;
+}
+
+int64_t nd_numel(const nd_array *a)
+{
+    if (a == NULL || a->ndim < 0 || a->ndim > ND_MAX_DIMS)
+        return 0;
+    return nd_shape_numel(a->ndim, a->shape);
+}
+
+/* Row-major strides of a shape.  Lesson 1 asks students to write the same
+ * loop as nd_compact_strides; the framework keeps its own copy so that
+ * making arrays works before lesson 1 is done. */
+static void row_major_strides(int ndim, const int64_t *shape, int64_t *strides)
+{
+    int64_t s = 1;
+    for (int k = ndim - 1; k >= 0; k--) {
+        strides[k] = s;
+        s *= shape[k];
+    }
+}
+
+nd_status nd_empty(nd_device dev, int ndim, const int64_t *shape, nd_array *out)
+{
+    nd_status s = nd_check_shape(ndim, shape, "empty");
+    if (s != ND_OK)
+        return s;
+    if (out == NULL)
+        return nd_fail(ND_ERR_ARG, "empty: argument 'out' is NULL");
+    nd_array made = { .ndim = ndim };
+    for (int k = 0; k < ndim; k++)
+        made.shape[k] = shape[k];
+    row_major_strides(ndim, shape, made.strides);
+    size_t nbytes = (size_t)nd_shape_numel(ndim, shape) * sizeof(float);
+    s = buffer_new(dev, nbytes, &made.buf, "empty");
+    if (s != ND_OK)
+        return s;
+    *out = made;
+    return ND_OK;
+}
+
+nd_status nd_from_host(nd_device dev, int ndim, const int64_t *shape,
+                       const float *data, nd_array *out)
+{
+    nd_status s = nd_check_shape(ndim, shape, "from_host");
+    if (s != ND_OK)
+        return s;
+    int64_t n = nd_shape_numel(ndim, shape);
+    if (data == NULL && n > 0)
+        return nd_fail(ND_ERR_ARG, "from_host: data is NULL for %" PRId64 " elements", n);
+    nd_array made;
+    if ((s = nd_empty(dev, ndim, shape, &made)) != ND_OK)
+        return s;
+    if ((s = device_copy(dev, made.buf->ptr, data, (size_t)n * sizeof(float))) != ND_OK) {
+        nd_release(&made);
+        return s;
+    }
+    *out = made;
+    return ND_OK;
+}
+
+nd_status nd_full(nd_device dev, int ndim, const int64_t *shape, float value,
+                  nd_array *out)
+{
+    nd_status s = nd_check_shape(ndim, shape, "full");
+    if (s != ND_OK)
+        return s;
+    int64_t n = nd_shape_numel(ndim, shape);
+    float *host = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
+    if (host == NULL)
+        return nd_fail(ND_ERR_NOMEM, "full: cannot allocate %" PRId64 " floats", n);
+    for (int64_t i = 0; i < n; i++)
+        host[i] = value;
+    s = nd_from_host(dev, ndim, shape, host, out);
+    free(host);
+    return s;
+}
+
+nd_status nd_zeros(nd_device dev, int ndim, const int64_t *shape, nd_array *out)
+{
+    return nd_full(dev, ndim, shape, 0.0f, out);
+}
+
+nd_status nd_arange(nd_device dev, int64_t n, nd_array *out)
+{
+    nd_status s = nd_check_shape(1, &n, "arange");
+    if (s != ND_OK)
+        return s;
+    float *host = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
+    if (host == NULL)
+        return nd_fail(ND_ERR_NOMEM, "arange: cannot allocate %" PRId64 " floats", n);
+    for (int64_t i = 0; i < n; i++)
+        host[i] = (float)i;
+    s = nd_from_host(dev, 1, &n, host, out);
+    free(host);
+    return s;
+}
+
+nd_status nd_as_strided(const nd_array *a, int ndim, const int64_t *shape,
+                        const int64_t *strides, int64_t offset, nd_array *out)
+{
+    nd_status s = nd_check_array(a, "as_strided", "a");
+    if (s == ND_OK)
+        s = nd_check_shape(ndim, shape, "as_strided");
+    if (s != ND_OK)
+        return s;
+    if ((ndim > 0 && strides == NULL) || out == NULL)
+        return nd_fail(ND_ERR_ARG, "as_strided: argument '%s' is NULL",
+                       out == NULL ? "out" : "strides");
+    /* The lowest and highest element the view reaches.  An empty view
+     * reaches nothing; its offset must still lie within the buffer. */
+    int64_t size = (int64_t)(a->buf->nbytes / sizeof(float));
+    int64_t lo = offset, hi = offset;
+    bool empty = nd_shape_numel(ndim, shape) == 0;
+    for (int k = 0; k < ndim && !empty; k++) {
+        if (strides[k] > INT64_MAX / 2 / (shape[k] > 1 ? shape[k] : 1) ||
+            strides[k] < -INT64_MAX / 2 / (shape[k] > 1 ? shape[k] : 1))
+            return nd_fail(ND_ERR_LAYOUT, "as_strided: stride %" PRId64
+                           " on axis %d overflows", strides[k], k);
+        int64_t reach = (shape[k] - 1) * strides[k];
+        if (reach < 0)
+            lo += reach;
+        else
+            hi += reach;
+    }
+    if (lo < 0 || (empty ? offset > size : hi >= size)) {
+        char sh[SHAPE_STR], st[SHAPE_STR];
+        return nd_fail(ND_ERR_LAYOUT, "as_strided: a view of shape %s, strides %s, offset %"
+                       PRId64 " reaches elements %" PRId64 "..%" PRId64
+                       ", outside its buffer of %" PRId64 " elements",
+                       nd_shape_str(ndim, shape, sh, sizeof sh),
+                       nd_shape_str(ndim, strides, st, sizeof st), offset, lo, hi, size);
+    }
+    nd_array made = { .buf = a->buf, .ndim = ndim, .offset = offset };
+    for (int k = 0; k < ndim; k++) {
+        made.shape[k] = shape[k];
+        made.strides[k] = strides[k];
+    }
+    made.buf->refcount++;
+    nd_replace(a, out, &made);
+    return ND_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Copying out                                                              */
+/* ------------------------------------------------------------------------ */
+
+nd_status nd_buffer_to_host(const nd_array *a, void *dst, size_t cap)
+{
+    nd_status s = nd_check_array(a, "buffer_to_host", "a");
+    if (s != ND_OK)
+        return s;
+    if (dst == NULL)
+        return nd_fail(ND_ERR_ARG, "buffer_to_host: argument 'dst' is NULL");
+    if (cap < a->buf->nbytes)
+        return nd_fail(ND_ERR_ARG, "buffer_to_host: dst holds %zu bytes, the buffer has %zu",
+                       cap, a->buf->nbytes);
+    return device_copy(a->buf->device, dst, a->buf->ptr, a->buf->nbytes);
+}
+
+nd_status nd_to_host(const nd_array *a, float *dst, size_t cap)
+{
+    nd_status s = nd_check_array(a, "to_host", "a");
+    if (s != ND_OK)
+        return s;
+    int64_t n = nd_numel(a);
+    if (dst == NULL || cap < (size_t)n)
+        return nd_fail(ND_ERR_ARG, "to_host: dst %s, the array has %" PRId64 " elements",
+                       dst == NULL ? "is NULL" : "is too small", n);
+    const float *src = a->buf->ptr;
+    float *whole = NULL;
+    if (a->buf->device != ND_CPU) {
+        if ((whole = malloc(a->buf->nbytes ? a->buf->nbytes : 1)) == NULL)
+            return nd_fail(ND_ERR_NOMEM, "to_host: cannot allocate %zu bytes", a->buf->nbytes);
+        if ((s = nd_buffer_to_host(a, whole, a->buf->nbytes)) != ND_OK) {
+            free(whole);
+            return s;
+        }
+        src = whole;
+    }
+    /* A plain gather, independent of lesson 2: walk the positions in
+     * row-major order, keeping the offset up to date like an odometer. */
+    int64_t idx[ND_MAX_DIMS] = { 0 }, off = a->offset;
+    for (int64_t i = 0; i < n; i++) {
+        dst[i] = src[off];
+        for (int k = a->ndim - 1; k >= 0; k--) {
+            off += a->strides[k];
+            if (++idx[k] < a->shape[k])
+                break;
+            off -= idx[k] * a->strides[k];
+            idx[k] = 0;
+        }
+    }
+    free(whole);
+    return ND_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Printing, NumPy style                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* A growing string; on allocation failure `failed` is set and text stops. */
+typedef struct {
+    char *s;
+    size_t len, cap;
+    bool failed;
+} strbuf;
+
+static void sb_printf(strbuf *b, const char *fmt, ...) ND_PRINTF(2, 3);
+static void sb_printf(strbuf *b, const char *fmt, ...)
+{
+    if (b->failed)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->failed = true;
+            return;
+        }
+        if (b->len + (size_t)n < b->cap) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t cap = (b->cap + (size_t)n) * 2;
+        char *s = realloc(b->s, cap);
+        if (s == NULL) {
+            b->failed = true;
+            return;
+        }
+        b->s = s;
+        b->cap = cap;
+    }
+}
+
+/* Elements per axis shown before "..." when an array is summarised. */
+#define EDGE 3
+#define SUMMARY_THRESHOLD 1000
+#define LINE_WIDTH 75
+
+/* One element as NumPy prints a float: "1.", "0.5", "-2.25", "nan", "inf". */
+static void format_float(float v, char *dst, size_t cap)
+{
+    if (isnan(v)) {
+        snprintf(dst, cap, "nan");
+    } else if (isinf(v)) {
+        snprintf(dst, cap, v < 0 ? "-inf" : "inf");
+    } else {
+        snprintf(dst, cap, "%.6g", (double)v);
+        if (strpbrk(dst, ".e") == NULL)
+            strncat(dst, ".", cap - strlen(dst) - 1);
+    }
+}
+
+typedef struct {
+    const nd_array *a;
+    const float *v;   /* a's elements, row-major */
+    bool summarise;
+    int width;        /* of the widest element */
+    strbuf *out;
+} printer;
+
+/* Whether axis position i is where a summary's "..." stands: the middle of
+ * an axis of n positions is then skipped, from i up to n - EDGE. */
+static bool at_ellipsis(const printer *p, int64_t i, int64_t n)
+{
+    return p->summarise && n > 2 * EDGE && i == EDGE;
+}
+
+/* One element, or "...", padded to the column width, wrapping lines that
+ * would pass LINE_WIDTH.  *col is the current column. */
+static void print_cell(const printer *p, const char *text, bool last, int indent, int *col)
+{
+    if (*col > indent + 1 && *col + p->width + 2 > LINE_WIDTH) {
+        sb_printf(p->out, "\n%*s", indent + 1, "");
+        *col = indent + 1;
+    }
+    sb_printf(p->out, "%*s%s", p->width, text, last ? "" : ", ");
+    *col += p->width + 2;
+}
+
+/* Print axis k of the block starting at row-major element `base`; `indent`
+ * is the column of this block's '['. */
+static void print_axis(const printer *p, int k, int64_t base, int indent)
+{
+    const nd_array *a = p->a;
+    int64_t n = a->shape[k], inner = nd_shape_numel(a->ndim - k - 1, a->shape + k + 1);
+    sb_printf(p->out, "[");
+    int col = indent + 1;
+    for (int64_t i = 0; i < n; i++) {
+        bool dots = at_ellipsis(p, i, n);
+        if (k == a->ndim - 1) {
+            char e[32] = "...";
+            if (!dots)
+                format_float(p->v[base + i], e, sizeof e);
+            print_cell(p, e, i == n - 1, indent, &col);
+        } else {
+            if (i > 0) {
+                /* NumPy leaves one blank line per axis level below this one */
+                for (int j = k; j < a->ndim - 1; j++)
+                    sb_printf(p->out, "\n");
+                sb_printf(p->out, "%*s", indent + 1, "");
+            }
+            if (dots)
+                sb_printf(p->out, "...,");
+            else
+                print_axis(p, k + 1, base + i * inner, indent + 1);
+            if (!dots && i < n - 1)
+                sb_printf(p->out, ",");
+        }
+        if (dots)
+            i = n - EDGE - 1;
+    }
+    sb_printf(p->out, "]");
+}
+
+nd_status nd_format(const nd_array *a, char **out)
+{
+    nd_status s = nd_check_array(a, "format", "a");
+    if (s != ND_OK)
+        return s;
+    if (out == NULL)
+        return nd_fail(ND_ERR_ARG, "format: argument 'out' is NULL");
+    int64_t n = nd_numel(a);
+    float *v = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
+    if (v == NULL)
+        return nd_fail(ND_ERR_NOMEM, "format: cannot allocate %" PRId64 " floats", n);
+    if ((s = nd_to_host(a, v, (size_t)n)) != ND_OK) {
+        free(v);
+        return s;
+    }
+    strbuf b = { 0 };
+    printer p = { .a = a, .v = v, .summarise = n > SUMMARY_THRESHOLD, .out = &b };
+    /* The width of the widest element shown, so that columns line up. */
+    for (int64_t i = 0; i < n; i++) {
+        char e[32];
+        format_float(v[i], e, sizeof e);
+        if ((int)strlen(e) > p.width)
+            p.width = (int)strlen(e);
+    }
+    sb_printf(&b, "array(");
+    if (a->ndim == 0) {
+        char e[32];
+        format_float(v[0], e, sizeof e);
+        sb_printf(&b, "%s", e);
+    } else {
+        print_axis(&p, 0, 0, (int)strlen("array("));
+    }
+    char sh[SHAPE_STR], st[SHAPE_STR];
+    sb_printf(&b, ", shape=%s, strides=%s, offset=%" PRId64 ", device=%s)",
+              nd_shape_str(a->ndim, a->shape, sh, sizeof sh),
+              nd_shape_str(a->ndim, a->strides, st, sizeof st), a->offset,
+              nd_device_name(a->buf->device));
+    free(v);
+    if (b.failed) {
+        free(b.s);
+        return nd_fail(ND_ERR_NOMEM, "format: out of memory for the text");
+    }
+    *out = b.s;
+    return ND_OK;
+}
+
+nd_status nd_print(const nd_array *a)
+{
+    char *text;
+    nd_status s = nd_format(a, &text);
+    if (s != ND_OK)
+        return s;
+    puts(text);
+    free(text);
+    return ND_OK;
+}

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# check.sh -- the project's own checks, run by `make check` (and so by CI).
+#
+# Each check below is counted; the last line is "N passed, N failed" and
+# the exit status is 0 only if nothing failed.  Logs go to build/check/.
+#
+#   1. the skeleton generator's self-tests (hostile marker files)
+#   2. skeleton/ is exactly what the generator makes from solution/
+#   3. both trees build with -Wall -Wextra -Werror
+#   4. every public test passes on the solution
+#   5. ... and again under AddressSanitizer + UBSan (+ LeakSanitizer)
+#   6. on the skeleton, every test FAILS with "not implemented" -- none
+#      passes, none crashes -- and it is the same set of tests
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+logs=build/check
+rm -rf "$logs"
+mkdir -p "$logs"
+passed=0
+failed=0
+
+ok()  { passed=$((passed + 1)); printf '  ok    %s\n' "$1"; }
+bad() { failed=$((failed + 1)); printf '  FAIL  %s\n' "$1"; }
+
+# run NAME CMD...: one counted check; on failure show the log's tail.
+run() {
+    local name=$1 log
+    log="$logs/$(echo "$name" | tr -c 'A-Za-z0-9_\n-' '_').log"
+    shift
+    if "$@" >"$log" 2>&1; then
+        ok "$name"
+    else
+        bad "$name (log: $log)"
+        tail -n 25 "$log" | sed 's/^/        /'
+    fi
+}
+
+# add_counts NAME LOG: fold a sub-run's closing "N passed, N failed" line
+# into the totals (and fail loudly if it has none).
+add_counts() {
+    local name=$1 log=$2 line p f
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+    if [ -z "$line" ]; then
+        bad "$name: no 'N passed, N failed' line (log: $log)"
+        tail -n 25 "$log" | sed 's/^/        /'
+        return
+    fi
+    p=${line%% passed*}
+    f=${line#*passed, }
+    f=${f%% failed*}
+    passed=$((passed + p))
+    failed=$((failed + f))
+    if [ "$f" -eq 0 ]; then
+        printf '  ok    %s: %s\n' "$name" "$line"
+    else
+        printf '  FAIL  %s: %s (log: %s)\n' "$name" "$line" "$log"
+        grep -E '^  (FAIL|CRASH)|^not ok' "$log" | head -n 20 | sed 's/^/      /'
+    fi
+}
+
+echo "== skeleton generator"
+bash grader/test_skelgen.sh >"$logs/skelgen.log" 2>&1
+add_counts "skelgen self-tests" "$logs/skelgen.log"
+run "skeleton/ in sync with solution/" make skeleton-check
+
+echo "== builds (-Wall -Wextra -Werror)"
+run "build solution" make build TREE=solution
+run "build skeleton" make build TREE=skeleton
+
+echo "== public tests on the solution"
+build/solution/normal/run_tests -r "$logs/solution.tsv" >"$logs/solution.log" 2>&1
+add_counts "solution" "$logs/solution.log"
+
+echo "== public tests on the solution, AddressSanitizer + UBSan"
+if make build TREE=solution SAN=1 >"$logs/build-asan.log" 2>&1; then
+    make test TREE=solution SAN=1 >"$logs/solution-asan.log" 2>&1
+    add_counts "solution (sanitizers)" "$logs/solution-asan.log"
+else
+    bad "build solution with sanitizers (log: $logs/build-asan.log)"
+fi
+
+echo "== public tests on the skeleton: each must fail cleanly"
+build/skeleton/normal/run_tests -r "$logs/skeleton.tsv" >"$logs/skeleton.log" 2>&1
+status=$?
+if [ "$status" -eq 1 ]; then ok "skeleton run exits 1"; else bad "skeleton run exits $status, expected 1"; fi
+# Same tests as the solution ran: none missing, none extra.
+if diff <(cut -f1,2 "$logs/solution.tsv" | sort) <(cut -f1,2 "$logs/skeleton.tsv" | sort) \
+        >"$logs/skeleton-names.log"; then
+    ok "skeleton runs the same $(wc -l <"$logs/skeleton.tsv") tests as the solution"
+else
+    bad "skeleton and solution ran different tests (log: $logs/skeleton-names.log)"
+fi
+clean=0
+while IFS=$'\t' read -r lesson test result msg; do
+    if [ "$result" != fail ]; then
+        bad "skeleton: lesson $lesson $test: $result, expected a clean failure${msg:+: $msg}"
+    elif [[ $msg != *"not implemented"* ]]; then
+        bad "skeleton: lesson $lesson $test failed without saying 'not implemented': $msg"
+    else
+        clean=$((clean + 1))
+        passed=$((passed + 1))
+    fi
+done <"$logs/skeleton.tsv"
+printf '  ok    skeleton: %d tests failed cleanly with "not implemented"\n' "$clean"
+
+echo
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
