@@ -5,6 +5,7 @@
 #   L=N                           only lesson N's tests
 #   T=NAME                        only the test NAME (e.g. T=reshape_random)
 #   SAN=1                         build with AddressSanitizer and UBSan
+#   V=1                           show every compiler command
 
 TREE ?= solution
 SAN ?= 0
@@ -12,6 +13,7 @@ L ?=
 T ?=
 
 SHELL := /bin/bash
+Q := $(if $(filter 1,$(V)),,@)
 .DEFAULT_GOAL := intro
 MAKEFLAGS += --no-print-directory
 
@@ -91,17 +93,20 @@ clean: ## remove build/
 
 $(B)/lib/%.o: $(TREE)/src/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) $(CFLAGS_LIB) $(OPT) -MMD -MP -I$(TREE)/include -c $< -o $@
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_COMMON) $(CFLAGS_LIB) $(OPT) -MMD -MP -I$(TREE)/include -c $< -o $@
 
 $(B)/libnd.a: $(LIB_OBJS)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)ar rcs $@ $^
 
 $(B)/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) $(OPT) -MMD -MP -I$(TREE)/include -Itests $(CHECK_CFLAGS) -c $< -o $@
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_COMMON) $(OPT) -MMD -MP -I$(TREE)/include -Itests $(CHECK_CFLAGS) -c $< -o $@
 
 $(RUNNER): $(TEST_OBJS) $(B)/libnd.a
-	$(CC) $(OPT) $^ $(CHECK_LIBS) -lm -o $@
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(OPT) $^ $(CHECK_LIBS) -lm -o $@
 
 -include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d)

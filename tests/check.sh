@@ -9,8 +9,9 @@
 #   3. both trees build with -Wall -Wextra -Werror
 #   4. every public test passes on the solution
 #   5. ... and again under AddressSanitizer + UBSan (+ LeakSanitizer)
-#   6. on the skeleton, every test FAILS with "not implemented" -- none
-#      passes, none crashes -- and it is the same set of tests
+#   6. on the skeleton, every lesson test FAILS with "not implemented" --
+#      none passes, none crashes -- and it is the same set of tests; the
+#      framework's tests ("lesson 0") pass there as they do on the solution
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -91,9 +92,16 @@ if diff <(cut -f1,2 "$logs/solution.tsv" | sort) <(cut -f1,2 "$logs/skeleton.tsv
 else
     bad "skeleton and solution ran different tests (log: $logs/skeleton-names.log)"
 fi
-clean=0
+clean=0 framework=0
 while IFS=$'\t' read -r lesson test result msg; do
-    if [ "$result" != fail ]; then
+    if [ "$lesson" = 0 ]; then
+        if [ "$result" = pass ]; then
+            framework=$((framework + 1))
+            passed=$((passed + 1))
+        else
+            bad "skeleton: framework test $test: $result: $msg"
+        fi
+    elif [ "$result" != fail ]; then
         bad "skeleton: lesson $lesson $test: $result, expected a clean failure${msg:+: $msg}"
     elif [[ $msg != *"not implemented"* ]]; then
         bad "skeleton: lesson $lesson $test failed without saying 'not implemented': $msg"
@@ -102,7 +110,8 @@ while IFS=$'\t' read -r lesson test result msg; do
         passed=$((passed + 1))
     fi
 done <"$logs/skeleton.tsv"
-printf '  ok    skeleton: %d tests failed cleanly with "not implemented"\n' "$clean"
+printf '  ok    skeleton: %d framework tests passed, %d lesson tests failed cleanly with "not implemented"\n' \
+    "$framework" "$clean"
 
 echo
 echo "$passed passed, $failed failed"

@@ -26,6 +26,8 @@ nd_status nd_compact_strides(int ndim, const int64_t *shape, int64_t *strides)
     if (ndim > 0 && strides == NULL)
         return nd_fail(ND_ERR_ARG, "compact_strides: argument 'strides' is NULL");
     /* TODO (lesson 1): write nd_compact_strides. */
+    /* The last axis has stride 1; each axis to its left steps over
+     * one whole block of everything to its right. */
     return nd_not_implemented("nd_compact_strides", 1);
 }
 //@ end snippet compact_strides
@@ -39,6 +41,8 @@ nd_status nd_is_compact(const nd_array *a, bool *result)
     if (result == NULL)
         return nd_fail(ND_ERR_ARG, "is_compact: argument 'result' is NULL");
     /* TODO (lesson 1): write nd_is_compact. */
+    /* Compare each stride with the compact one, from the last axis;
+     * skip size-1 axes, and call an array with no elements compact. */
     return nd_not_implemented("nd_is_compact", 1);
 }
 //@ end snippet is_compact
@@ -53,6 +57,7 @@ nd_status nd_offset_of(const nd_array *a, const int64_t *index, int64_t *offset)
         return nd_fail(ND_ERR_ARG, "offset_of: argument '%s' is NULL",
                        offset == NULL ? "offset" : "index");
     /* TODO (lesson 1): write nd_offset_of. */
+    /* offset + sum of index[k] * strides[k]; check each index first. */
     return nd_not_implemented("nd_offset_of", 1);
 }
 //@ end snippet offset_of
@@ -70,6 +75,8 @@ nd_status nd_reshape(const nd_array *a, int ndim, const int64_t *shape, nd_array
         return nd_fail(ND_ERR_ARG, "reshape: argument '%s' is NULL",
                        out == NULL ? "out" : "shape");
     /* TODO (lesson 1): write nd_reshape. */
+    /* Infer a -1, compare element counts, refuse a non-compact a
+     * (nd_is_compact), then nd_as_strided with compact strides and a->offset. */
     return nd_not_implemented("nd_reshape", 1);
 }
 //@ end snippet reshape
@@ -84,6 +91,8 @@ nd_status nd_permute(const nd_array *a, const int *axes, nd_array *out)
         return nd_fail(ND_ERR_ARG, "permute: argument '%s' is NULL",
                        out == NULL ? "out" : "axes");
     /* TODO (lesson 1): write nd_permute. */
+    /* Output axis i takes a's axis axes[i]: its size and its stride.
+     * Normalise negative axes (nd_normalize_axis) and reject repeats. */
     return nd_not_implemented("nd_permute", 1);
 }
 //@ end snippet permute
@@ -99,6 +108,8 @@ nd_status nd_broadcast_to(const nd_array *a, int ndim, const int64_t *shape, nd_
     if (out == NULL)
         return nd_fail(ND_ERR_ARG, "broadcast_to: argument 'out' is NULL");
     /* TODO (lesson 1): write nd_broadcast_to. */
+    /* Align the shapes at the right; new axes and stretched size-1
+     * axes get stride 0; any other mismatch is ND_ERR_SHAPE. */
     return nd_not_implemented("nd_broadcast_to", 1);
 }
 //@ end snippet broadcast_to
@@ -110,6 +121,8 @@ static void slice_bounds(int64_t size, int64_t start, int64_t stop, int64_t step
                          int64_t *first, int64_t *count)
 {
     /* TODO (lesson 1): write slice_bounds. */
+    /* Clip start and stop as Python's slice.indices() does, with
+     * different defaults and limits for a negative step; then count. */
     (void)size; (void)start; (void)stop; (void)step;
     *first = 0;
     *count = 0;
@@ -128,6 +141,8 @@ nd_status nd_slice(const nd_array *a, int n, const nd_index *idx, nd_array *out)
         return nd_fail(ND_ERR_ARG, "slice: argument '%s' is NULL",
                        out == NULL ? "out" : "idx");
     /* TODO (lesson 1): write nd_slice. */
+    /* Per axis: an integer moves the offset and drops the axis; a
+     * slice moves the offset to its first position and keeps stride * step. */
     (void)slice_bounds; /* the helper above is yours too: write it, then use it here */
     return nd_not_implemented("nd_slice", 1);
 }
@@ -145,6 +160,8 @@ nd_status nd_diagonal(const nd_array *a, int64_t offset, int axis1, int axis2, n
     if (out == NULL)
         return nd_fail(ND_ERR_ARG, "diagonal: argument 'out' is NULL");
     /* TODO (lesson 1): write nd_diagonal. */
+    /* Remove axis1 and axis2, append an axis of the diagonal's length
+     * with stride strides[axis1] + strides[axis2]; offset picks the start. */
     (void)offset; (void)axis1; (void)axis2;
     return nd_not_implemented("nd_diagonal", 1);
 }

@@ -27,6 +27,7 @@ nd_status nd_iter_init(nd_iter *it, int ndim, const int64_t *shape)
     if (it == NULL)
         return nd_fail(ND_ERR_ARG, "iter_init: argument 'it' is NULL");
     /* TODO (lesson 2): write nd_iter_init. */
+    /* Copy the shape, zero the index, count = 0, total = numel. */
     return nd_not_implemented("nd_iter_init", 2);
 }
 
@@ -35,6 +36,8 @@ bool nd_iter_next(nd_iter *it)
     if (it == NULL)
         return false;
     /* TODO (lesson 2): write nd_iter_next. */
+    /* The first call stays on (0,...,0); later calls add one to the
+     * last digit and carry leftwards.  false once count reaches total. */
     return false;
 }
 //@ end snippet iter
@@ -50,6 +53,8 @@ nd_status nd_simplify_dims(int *ndim, int64_t *shape, int64_t *strides_a, int64_
     if (*ndim > 0 && strides_a == NULL)
         return nd_fail(ND_ERR_ARG, "simplify_dims: argument 'strides_a' is NULL");
     /* TODO (lesson 2): write nd_simplify_dims. */
+    /* Drop size-1 axes; merge axis k into the kept axis before it
+     * when strides[prev] == shape[k] * strides[k] for every operand. */
     (void)strides_b;
     return nd_not_implemented("nd_simplify_dims", 2);
 }
@@ -84,6 +89,8 @@ static int64_t row_offset(const int64_t *index, const int64_t *strides, int oute
 static nd_status gather_cpu(const nd_array *a, float *dst)
 {
     /* TODO (lesson 2): write gather_cpu. */
+    /* Simplify a's layout, then iterate the outer axes with nd_iter
+     * and copy each last-axis run (memcpy when its stride is 1). */
     (void)a; (void)dst; (void)row_offset; (void)layout_of;
     return nd_not_implemented("nd_compact", 2);
 }
@@ -112,6 +119,8 @@ nd_status nd_compact(const nd_array *a, nd_array *out)
 static nd_status scatter_cpu(const nd_array *dst, const nd_array *src)
 {
     /* TODO (lesson 2): write scatter_cpu. */
+    /* Like gather_cpu, but simplify dst and src together and write
+     * through dst's strides: dst is a view, not a compact array. */
     (void)dst; (void)src;
     return nd_not_implemented("nd_setitem", 2);
 }
@@ -126,9 +135,17 @@ nd_status nd_setitem(const nd_array *dst, const nd_array *src)
         s = nd_check_same_device(dst, src, "setitem");
     if (s != ND_OK)
         return s;
-    /* Broadcasting is lesson 1's nd_broadcast_to: a view, so no copy. */
+    /* As in NumPy, src may have extra leading axes of size 1: look past
+     * them.  Then broadcasting is lesson 1's nd_broadcast_to, a view. */
+    int skip = 0;
+    while (src->ndim - skip > dst->ndim && src->shape[skip] == 1)
+        skip++;
     nd_array b;
-    if ((s = nd_broadcast_to(src, dst->ndim, dst->shape, &b)) != ND_OK) {
+    s = nd_as_strided(src, src->ndim - skip, src->shape + skip, src->strides + skip,
+                      src->offset, &b);
+    if (s == ND_OK && (s = nd_broadcast_to(&b, dst->ndim, dst->shape, &b)) != ND_OK)
+        nd_release(&b);   /* b still holds the stripped view */
+    if (s != ND_OK) {
         char why[512], sh_src[200], sh_dst[200];
         snprintf(why, sizeof why, "%s", nd_last_error());
         return nd_fail(s, "setitem: cannot assign src of shape %s to dst of shape %s (%s)",
@@ -145,6 +162,7 @@ nd_status nd_setitem(const nd_array *dst, const nd_array *src)
 static nd_status fill_cpu(const nd_array *dst, float value)
 {
     /* TODO (lesson 2): write fill_cpu. */
+    /* Like scatter_cpu with one value; only the elements of the view. */
     (void)dst; (void)value;
     return nd_not_implemented("nd_setitem_scalar", 2);
 }

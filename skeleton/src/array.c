@@ -291,15 +291,18 @@ nd_status nd_empty(nd_device dev, int ndim, const int64_t *shape, nd_array *out)
     return ND_OK;
 }
 
-nd_status nd_from_host(nd_device dev, int ndim, const int64_t *shape,
-                       const float *data, nd_array *out)
+/* A new compact array holding a copy of the host floats `data` on dev.  `op` names the public function in messages. */
+static nd_status from_host_floats(nd_device dev, int ndim, const int64_t *shape,
+                                  const float *data, nd_array *out, const char *op)
 {
-    nd_status s = nd_check_shape(ndim, shape, "from_host");
+    nd_status s = nd_check_shape(ndim, shape, op);
     if (s != ND_OK)
         return s;
+    if (out == NULL)
+        return nd_fail(ND_ERR_ARG, "%s: argument 'out' is NULL", op);
     int64_t n = nd_shape_numel(ndim, shape);
     if (data == NULL && n > 0)
-        return nd_fail(ND_ERR_ARG, "from_host: data is NULL for %" PRId64 " elements", n);
+        return nd_fail(ND_ERR_ARG, "%s: data is NULL for %" PRId64 " elements", op, n);
     nd_array made;
     if ((s = nd_empty(dev, ndim, shape, &made)) != ND_OK)
         return s;
@@ -311,41 +314,44 @@ nd_status nd_from_host(nd_device dev, int ndim, const int64_t *shape,
     return ND_OK;
 }
 
-nd_status nd_full(nd_device dev, int ndim, const int64_t *shape, float value,
-                  nd_array *out)
+nd_status nd_from_host(nd_device dev, int ndim, const int64_t *shape,
+                       const float *data, nd_array *out)
 {
-    nd_status s = nd_check_shape(ndim, shape, "full");
+    return from_host_floats(dev, ndim, shape, data, out, "from_host");
+}
+
+/* A host block of n floats, v[i] = value + i * step, for full and arange. */
+static nd_status make_ramp(nd_device dev, int ndim, const int64_t *shape, float value,
+                           float step, nd_array *out, const char *op)
+{
+    nd_status s = nd_check_shape(ndim, shape, op);
     if (s != ND_OK)
         return s;
     int64_t n = nd_shape_numel(ndim, shape);
     float *host = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
     if (host == NULL)
-        return nd_fail(ND_ERR_NOMEM, "full: cannot allocate %" PRId64 " floats", n);
+        return nd_fail(ND_ERR_NOMEM, "%s: cannot allocate %" PRId64 " floats", op, n);
     for (int64_t i = 0; i < n; i++)
-        host[i] = value;
-    s = nd_from_host(dev, ndim, shape, host, out);
+        host[i] = step == 0.0f ? value : value + (float)i * step; /* keeps -0.0, NaN */
+    s = from_host_floats(dev, ndim, shape, host, out, op);
     free(host);
     return s;
+}
+
+nd_status nd_full(nd_device dev, int ndim, const int64_t *shape, float value,
+                  nd_array *out)
+{
+    return make_ramp(dev, ndim, shape, value, 0.0f, out, "full");
 }
 
 nd_status nd_zeros(nd_device dev, int ndim, const int64_t *shape, nd_array *out)
 {
-    return nd_full(dev, ndim, shape, 0.0f, out);
+    return make_ramp(dev, ndim, shape, 0.0f, 0.0f, out, "zeros");
 }
 
 nd_status nd_arange(nd_device dev, int64_t n, nd_array *out)
 {
-    nd_status s = nd_check_shape(1, &n, "arange");
-    if (s != ND_OK)
-        return s;
-    float *host = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
-    if (host == NULL)
-        return nd_fail(ND_ERR_NOMEM, "arange: cannot allocate %" PRId64 " floats", n);
-    for (int64_t i = 0; i < n; i++)
-        host[i] = (float)i;
-    s = nd_from_host(dev, 1, &n, host, out);
-    free(host);
-    return s;
+    return make_ramp(dev, 1, &n, 0.0f, 1.0f, out, "arange");
 }
 
 nd_status nd_as_strided(const nd_array *a, int ndim, const int64_t *shape,
@@ -521,16 +527,23 @@ static bool at_ellipsis(const printer *p, int64_t i, int64_t n)
     return p->summarise && n > 2 * EDGE && i == EDGE;
 }
 
-/* One element, or "...", padded to the column width, wrapping lines that
- * would pass LINE_WIDTH.  *col is the current column. */
-static void print_cell(const printer *p, const char *text, bool last, int indent, int *col)
+/* One element (padded to the column width) or "...", after a ", "
+ * separator unless it is the first; a line that would pass LINE_WIDTH is
+ * wrapped after the comma.  *col is the current column. */
+static void print_cell(const printer *p, const char *text, bool first, int indent, int *col)
 {
-    if (*col > indent + 1 && *col + p->width + 2 > LINE_WIDTH) {
-        sb_printf(p->out, "\n%*s", indent + 1, "");
-        *col = indent + 1;
+    int w = strcmp(text, "...") == 0 ? 3 : p->width;
+    if (!first) {
+        if (*col + 2 + w > LINE_WIDTH) {
+            sb_printf(p->out, ",\n%*s", indent + 1, "");
+            *col = indent + 1;
+        } else {
+            sb_printf(p->out, ", ");
+            *col += 2;
+        }
     }
-    sb_printf(p->out, "%*s%s", p->width, text, last ? "" : ", ");
-    *col += p->width + 2;
+    sb_printf(p->out, "%*s", w, text);
+    *col += w;
 }
 
 /* Print axis k of the block starting at row-major element `base`; `indent`
@@ -547,7 +560,7 @@ static void print_axis(const printer *p, int k, int64_t base, int indent)
             char e[32] = "...";
             if (!dots)
                 format_float(p->v[base + i], e, sizeof e);
-            print_cell(p, e, i == n - 1, indent, &col);
+            print_cell(p, e, i == 0, indent, &col);
         } else {
             if (i > 0) {
                 /* NumPy leaves one blank line per axis level below this one */

@@ -35,6 +35,8 @@ nd_status nd_compact_strides(int ndim, const int64_t *shape, int64_t *strides)
     }
     return ND_OK;
     //@ stub
+    //> /* The last axis has stride 1; each axis to its left steps over
+    //>  * one whole block of everything to its right. */
     //> return nd_not_implemented("nd_compact_strides", 1);
     //@ end solution nd_compact_strides
 }
@@ -65,6 +67,8 @@ nd_status nd_is_compact(const nd_array *a, bool *result)
     *result = compact;
     return ND_OK;
     //@ stub
+    //> /* Compare each stride with the compact one, from the last axis;
+    //>  * skip size-1 axes, and call an array with no elements compact. */
     //> return nd_not_implemented("nd_is_compact", 1);
     //@ end solution nd_is_compact
 }
@@ -91,6 +95,7 @@ nd_status nd_offset_of(const nd_array *a, const int64_t *index, int64_t *offset)
     *offset = off;
     return ND_OK;
     //@ stub
+    //> /* offset + sum of index[k] * strides[k]; check each index first. */
     //> return nd_not_implemented("nd_offset_of", 1);
     //@ end solution nd_offset_of
 }
@@ -158,6 +163,8 @@ nd_status nd_reshape(const nd_array *a, int ndim, const int64_t *shape, nd_array
         return s;
     return nd_as_strided(a, ndim, want, strides, a->offset, out);
     //@ stub
+    //> /* Infer a -1, compare element counts, refuse a non-compact a
+    //>  * (nd_is_compact), then nd_as_strided with compact strides and a->offset. */
     //> return nd_not_implemented("nd_reshape", 1);
     //@ end solution nd_reshape
 }
@@ -192,6 +199,8 @@ nd_status nd_permute(const nd_array *a, const int *axes, nd_array *out)
     }
     return nd_as_strided(a, a->ndim, shape, strides, a->offset, out);
     //@ stub
+    //> /* Output axis i takes a's axis axes[i]: its size and its stride.
+    //>  * Normalise negative axes (nd_normalize_axis) and reject repeats. */
     //> return nd_not_implemented("nd_permute", 1);
     //@ end solution nd_permute
 }
@@ -236,6 +245,8 @@ nd_status nd_broadcast_to(const nd_array *a, int ndim, const int64_t *shape, nd_
     }
     return nd_as_strided(a, ndim, shape, strides, a->offset, out);
     //@ stub
+    //> /* Align the shapes at the right; new axes and stretched size-1
+    //>  * axes get stride 0; any other mismatch is ND_ERR_SHAPE. */
     //> return nd_not_implemented("nd_broadcast_to", 1);
     //@ end solution nd_broadcast_to
 }
@@ -269,6 +280,8 @@ static void slice_bounds(int64_t size, int64_t start, int64_t stop, int64_t step
     else
         *count = stop < start ? (start - stop - 1) / -step + 1 : 0;
     //@ stub
+    //> /* Clip start and stop as Python's slice.indices() does, with
+    //>  * different defaults and limits for a negative step; then count. */
     //> (void)size; (void)start; (void)stop; (void)step;
     //> *first = 0;
     //> *count = 0;
@@ -320,6 +333,8 @@ nd_status nd_slice(const nd_array *a, int n, const nd_index *idx, nd_array *out)
     }
     return nd_as_strided(a, m, shape, strides, offset, out);
     //@ stub
+    //> /* Per axis: an integer moves the offset and drops the axis; a
+    //>  * slice moves the offset to its first position and keeps stride * step. */
     //> (void)slice_bounds; /* the helper above is yours too: write it, then use it here */
     //> return nd_not_implemented("nd_slice", 1);
     //@ end solution nd_slice
@@ -372,6 +387,8 @@ nd_status nd_diagonal(const nd_array *a, int64_t offset, int axis1, int axis2, n
     strides[m++] = a->strides[ax1] + a->strides[ax2];
     return nd_as_strided(a, m, shape, strides, start, out);
     //@ stub
+    //> /* Remove axis1 and axis2, append an axis of the diagonal's length
+    //>  * with stride strides[axis1] + strides[axis2]; offset picks the start. */
     //> (void)offset; (void)axis1; (void)axis2;
     //> return nd_not_implemented("nd_diagonal", 1);
     //@ end solution nd_diagonal

@@ -36,6 +36,7 @@ nd_status nd_iter_init(nd_iter *it, int ndim, const int64_t *shape)
     it->total = nd_shape_numel(ndim, shape);
     return ND_OK;
     //@ stub
+    //> /* Copy the shape, zero the index, count = 0, total = numel. */
     //> return nd_not_implemented("nd_iter_init", 2);
     //@ end solution nd_iter_init
 }
@@ -59,6 +60,8 @@ bool nd_iter_next(nd_iter *it)
     it->count++;
     return true;
     //@ stub
+    //> /* The first call stays on (0,...,0); later calls add one to the
+    //>  * last digit and carry leftwards.  false once count reaches total. */
     //> return false;
     //@ end solution nd_iter_next
 }
@@ -99,6 +102,8 @@ nd_status nd_simplify_dims(int *ndim, int64_t *shape, int64_t *strides_a, int64_
     *ndim = m;
     return ND_OK;
     //@ stub
+    //> /* Drop size-1 axes; merge axis k into the kept axis before it
+    //>  * when strides[prev] == shape[k] * strides[k] for every operand. */
     //> (void)strides_b;
     //> return nd_not_implemented("nd_simplify_dims", 2);
     //@ end solution nd_simplify_dims
@@ -164,6 +169,8 @@ static nd_status gather_cpu(const nd_array *a, float *dst)
     }
     return ND_OK;
     //@ stub
+    //> /* Simplify a's layout, then iterate the outer axes with nd_iter
+    //>  * and copy each last-axis run (memcpy when its stride is 1). */
     //> (void)a; (void)dst; (void)row_offset; (void)layout_of;
     //> return nd_not_implemented("nd_compact", 2);
     //@ end solution gather_cpu
@@ -226,6 +233,8 @@ static nd_status scatter_cpu(const nd_array *dst, const nd_array *src)
     }
     return ND_OK;
     //@ stub
+    //> /* Like gather_cpu, but simplify dst and src together and write
+    //>  * through dst's strides: dst is a view, not a compact array. */
     //> (void)dst; (void)src;
     //> return nd_not_implemented("nd_setitem", 2);
     //@ end solution scatter_cpu
@@ -241,9 +250,17 @@ nd_status nd_setitem(const nd_array *dst, const nd_array *src)
         s = nd_check_same_device(dst, src, "setitem");
     if (s != ND_OK)
         return s;
-    /* Broadcasting is lesson 1's nd_broadcast_to: a view, so no copy. */
+    /* As in NumPy, src may have extra leading axes of size 1: look past
+     * them.  Then broadcasting is lesson 1's nd_broadcast_to, a view. */
+    int skip = 0;
+    while (src->ndim - skip > dst->ndim && src->shape[skip] == 1)
+        skip++;
     nd_array b;
-    if ((s = nd_broadcast_to(src, dst->ndim, dst->shape, &b)) != ND_OK) {
+    s = nd_as_strided(src, src->ndim - skip, src->shape + skip, src->strides + skip,
+                      src->offset, &b);
+    if (s == ND_OK && (s = nd_broadcast_to(&b, dst->ndim, dst->shape, &b)) != ND_OK)
+        nd_release(&b);   /* b still holds the stripped view */
+    if (s != ND_OK) {
         char why[512], sh_src[200], sh_dst[200];
         snprintf(why, sizeof why, "%s", nd_last_error());
         return nd_fail(s, "setitem: cannot assign src of shape %s to dst of shape %s (%s)",
@@ -283,6 +300,7 @@ static nd_status fill_cpu(const nd_array *dst, float value)
     }
     return ND_OK;
     //@ stub
+    //> /* Like scatter_cpu with one value; only the elements of the view. */
     //> (void)dst; (void)value;
     //> return nd_not_implemented("nd_setitem_scalar", 2);
     //@ end solution fill_cpu

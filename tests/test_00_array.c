@@ -1,0 +1,364 @@
+/*
+ * test_00_array.c -- the framework (src/array.c), which every lesson uses:
+ * making arrays, nd_as_strided's bounds check, reference counts, copying
+ * out, errors and printing.  Students do not write this code, so these
+ * tests pass on the skeleton too ("lesson 0").
+ */
+#include "nd_test.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Each status has its enum's name; an unknown value says so. */
+START_TEST(status_names)
+{
+    ck_assert_str_eq(nd_status_name(ND_OK), "ND_OK");
+    ck_assert_str_eq(nd_status_name(ND_ERR_SHAPE), "ND_ERR_SHAPE");
+    ck_assert_str_eq(nd_status_name(ND_ERR_NOT_IMPLEMENTED), "ND_ERR_NOT_IMPLEMENTED");
+    ck_assert_str_eq(nd_status_name((nd_status)99), "ND_ERR_(unknown)");
+    ck_assert_str_eq(nd_device_name(ND_CPU), "cpu");
+    ck_assert_str_eq(nd_device_name((nd_device)7), "(unknown)");
+}
+END_TEST
+
+START_TEST(last_error_and_clear)
+{
+    nd_array a;
+    T_ERR(nd_zeros(T_DEV, ND_MAX_DIMS + 1, NULL, &a), ND_ERR_ARG);
+    ck_assert_msg(strstr(nd_last_error(), "zeros") != NULL,
+                  "message should name the operation: '%s'", nd_last_error());
+    nd_clear_error();
+    ck_assert_str_eq(nd_last_error(), "");
+}
+END_TEST
+
+START_TEST(shape_str)
+{
+    char buf[64];
+    int64_t s2[2] = { 3, 4 }, s1[1] = { 5 };
+    ck_assert_str_eq(nd_shape_str(2, s2, buf, sizeof buf), "(3,4)");
+    ck_assert_str_eq(nd_shape_str(1, s1, buf, sizeof buf), "(5,)");
+    ck_assert_str_eq(nd_shape_str(0, NULL, buf, sizeof buf), "()");
+    /* truncation keeps a terminated string */
+    ck_assert_str_eq(nd_shape_str(2, s2, buf, 4), "(3,");
+}
+END_TEST
+
+START_TEST(devices)
+{
+    const char *name = NULL;
+    T_OK(nd_device_available(ND_CPU, &name));
+    ck_assert_str_eq(name, "cpu");
+    T_ERR(nd_device_available((nd_device)7, &name), ND_ERR_ARG);
+#ifndef ND_TEST_CUDA
+    nd_array a;
+    int64_t n = 4;
+    T_ERR(nd_device_available(ND_CUDA, &name), ND_ERR_DEVICE);
+    T_ERR(nd_zeros(ND_CUDA, 1, &n, &a), ND_ERR_DEVICE);
+#endif
+}
+END_TEST
+
+/* from_host then to_host gives the data back, for random shapes. */
+START_TEST(from_host_round_trip)
+{
+    t_rng r = t_rng_new(100);
+    for (int trial = 0; trial < 200; trial++) {
+        int64_t shape[ND_MAX_DIMS];
+        int ndim = (int)t_int(&r, 0, 6);
+        t_random_shape(&r, ndim, 7, true, 4096, shape);
+        int64_t n = 1;
+        for (int k = 0; k < ndim; k++)
+            n *= shape[k];
+        float *data = malloc((size_t)(n + 1) * sizeof(float));
+        float *back = malloc((size_t)(n + 1) * sizeof(float));
+        for (int64_t i = 0; i < n; i++)
+            data[i] = t_float(&r, -10, 10);
+        nd_array a;
+        T_OK(nd_from_host(T_DEV, ndim, shape, data, &a));
+        t_assert_shape(&a, ndim, shape, "from_host");
+        int64_t want = 1;
+        for (int k = ndim - 1; k >= 0; k--) {
+            ck_assert_int_eq(a.strides[k], want);
+            want *= shape[k];
+        }
+        ck_assert_int_eq(a.offset, 0);
+        ck_assert_int_eq(a.buf->refcount, 1);
+        ck_assert_uint_eq(a.buf->nbytes, (size_t)n * sizeof(float));
+        ck_assert_int_eq(a.buf->device, T_DEV);
+        ck_assert_int_eq(nd_numel(&a), n);
+        T_OK(nd_to_host(&a, back, (size_t)n));
+        t_assert_floats(back, data, ndim, shape, "to_host after from_host", "");
+        nd_release(&a);
+        free(data);
+        free(back);
+    }
+}
+END_TEST
+
+START_TEST(zeros_full_arange)
+{
+    int64_t shape[3] = { 2, 3, 4 };
+    float want[24];
+    nd_array a;
+    T_OK(nd_zeros(T_DEV, 3, shape, &a));
+    for (int i = 0; i < 24; i++)
+        want[i] = 0;
+    t_assert_values(&a, want, "zeros", "");
+    nd_release(&a);
+    T_OK(nd_full(T_DEV, 3, shape, -2.5f, &a));
+    for (int i = 0; i < 24; i++)
+        want[i] = -2.5f;
+    t_assert_values(&a, want, "full", "");
+    nd_release(&a);
+    T_OK(nd_arange(T_DEV, 24, &a));
+    for (int i = 0; i < 24; i++)
+        want[i] = (float)i;
+    t_assert_values(&a, want, "arange", "");
+    nd_release(&a);
+    /* a scalar has one element; an empty shape none */
+    T_OK(nd_full(T_DEV, 0, NULL, 7.0f, &a));
+    ck_assert_int_eq(nd_numel(&a), 1);
+    want[0] = 7.0f;
+    t_assert_values(&a, want, "full scalar", "");
+    nd_release(&a);
+    int64_t empty[2] = { 3, 0 };
+    T_OK(nd_empty(T_DEV, 2, empty, &a));
+    ck_assert_int_eq(nd_numel(&a), 0);
+    nd_release(&a);
+}
+END_TEST
+
+/* Bad shapes and pointers: ND_ERR_ARG, a message, out untouched. */
+START_TEST(create_errors)
+{
+    nd_array out;
+    t_poison(&out);
+    int64_t ok[2] = { 2, 2 }, neg[2] = { 2, -1 }, huge[3] = { 1 << 30, 1 << 30, 1 << 30 };
+    float data[4] = { 0 };
+    struct {
+        nd_status s;
+        const char *what;
+    } cases[] = {
+        { nd_zeros(T_DEV, ND_MAX_DIMS + 1, ok, &out), "ndim above the maximum" },
+        { nd_zeros(T_DEV, -1, ok, &out), "negative ndim" },
+        { nd_zeros(T_DEV, 2, neg, &out), "negative size" },
+        { nd_zeros(T_DEV, 2, NULL, &out), "NULL shape" },
+        { nd_zeros(T_DEV, 3, huge, &out), "2^90 elements" },
+        { nd_from_host(T_DEV, 2, ok, NULL, &out), "NULL data" },
+        { nd_from_host(T_DEV, 2, ok, data, NULL), "NULL out" },
+        { nd_arange(T_DEV, -3, &out), "arange of -3" },
+        { nd_empty(T_DEV, 2, ok, NULL), "empty into NULL" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ck_assert_msg(cases[i].s == ND_ERR_ARG, "%s: got %s, expected ND_ERR_ARG",
+                      cases[i].what, nd_status_name(cases[i].s));
+    }
+    T_ERR(nd_full(T_DEV, 2, neg, 1.0f, &out), ND_ERR_ARG);
+    t_assert_untouched(&out, "creating an array");
+}
+END_TEST
+
+/* as_strided: any view inside the buffer is accepted and shares it; a view
+ * reaching outside (high, low, or through a negative stride) is not. */
+START_TEST(as_strided_bounds)
+{
+    nd_array base, v, keep;
+    T_OK(nd_arange(T_DEV, 12, &base));
+    int64_t shape[2] = { 3, 4 }, strides[2] = { 4, 1 };
+    T_OK(nd_as_strided(&base, 2, shape, strides, 0, &v));
+    ck_assert_ptr_eq(v.buf, base.buf);
+    ck_assert_int_eq(base.buf->refcount, 2);
+    nd_release(&v);
+    ck_assert_int_eq(base.buf->refcount, 1);
+
+    /* reversed rows: offset at the last row, stride -4 */
+    int64_t rev[2] = { -4, 1 };
+    T_OK(nd_as_strided(&base, 2, shape, rev, 8, &v));
+    float want[12] = { 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3 };
+    t_assert_values(&v, want, "rows reversed by as_strided", "");
+    nd_release(&v);
+
+    t_poison(&keep);
+    T_ERR(nd_as_strided(&base, 2, shape, strides, 1, &keep), ND_ERR_LAYOUT); /* reaches 12 */
+    T_ERR(nd_as_strided(&base, 2, shape, rev, 7, &keep), ND_ERR_LAYOUT);     /* reaches -1 */
+    int64_t big[1] = { 13 }, one[1] = { 1 };
+    T_ERR(nd_as_strided(&base, 1, big, one, 0, &keep), ND_ERR_LAYOUT);
+    int64_t wild[1] = { INT64_MAX / 2 }, two[1] = { 2 };
+    T_ERR(nd_as_strided(&base, 1, two, wild, 0, &keep), ND_ERR_LAYOUT);       /* overflow */
+    T_ERR(nd_as_strided(&base, 2, shape, NULL, 0, &keep), ND_ERR_ARG);
+    T_ERR(nd_as_strided(NULL, 2, shape, strides, 0, &keep), ND_ERR_ARG);
+    t_assert_untouched(&keep, "as_strided");
+    ck_assert_msg(strstr(nd_last_error(), "as_strided") != NULL, "%s", nd_last_error());
+
+    /* an empty view reaches nothing: any strides, offset up to the size */
+    int64_t empty[2] = { 0, 5 }, any[2] = { 1000, -1000 };
+    T_OK(nd_as_strided(&base, 2, empty, any, 12, &v));
+    ck_assert_int_eq(nd_numel(&v), 0);
+    nd_release(&v);
+    /* a scalar view of the last element */
+    T_OK(nd_as_strided(&base, 0, NULL, NULL, 11, &v));
+    want[0] = 11;
+    t_assert_values(&v, want, "scalar view", "");
+    nd_release(&v);
+    nd_release(&base);
+}
+END_TEST
+
+/* out may be the input itself: the input's reference is replaced. */
+START_TEST(out_aliases_input)
+{
+    nd_array a, other;
+    T_OK(nd_arange(T_DEV, 6, &a));
+    T_OK(nd_share(&a, &other));
+    ck_assert_int_eq(a.buf->refcount, 2);
+    int64_t shape[2] = { 2, 3 }, strides[2] = { 1, 2 };
+    T_OK(nd_as_strided(&a, 2, shape, strides, 0, &a));
+    ck_assert_int_eq(other.buf->refcount, 2);
+    float want[6] = { 0, 2, 4, 1, 3, 5 };
+    t_assert_values(&a, want, "as_strided into its own input", "");
+    nd_release(&a);
+    ck_assert_int_eq(other.buf->refcount, 1);
+    nd_release(&other);
+    /* releasing twice, or NULL, is harmless */
+    nd_release(&other);
+    nd_release(NULL);
+    ck_assert_ptr_null(other.buf);
+}
+END_TEST
+
+/* to_host gathers any view in row-major order. */
+START_TEST(to_host_views)
+{
+    t_rng r = t_rng_new(101);
+    for (int trial = 0; trial < 300; trial++) {
+        int64_t shape[ND_MAX_DIMS];
+        int ndim = (int)t_int(&r, 0, 6);
+        t_random_shape(&r, ndim, 6, true, 2048, shape);
+        nd_array v = t_random_read_view(&r, ndim, shape);
+        int64_t n = nd_numel(&v);
+        float *got = malloc((size_t)(n + 1) * sizeof(float));
+        float *want = t_gather(&v);
+        T_OK(nd_to_host(&v, got, (size_t)n));
+        t_assert_floats(got, want, ndim, shape, "to_host of a view", "");
+        if (n > 0)
+            T_ERR(nd_to_host(&v, got, (size_t)n - 1), ND_ERR_ARG);
+        free(got);
+        free(want);
+        nd_release(&v);
+    }
+}
+END_TEST
+
+START_TEST(buffer_to_host_checks)
+{
+    nd_array a;
+    T_OK(nd_arange(T_DEV, 5, &a));
+    float buf[5];
+    T_OK(nd_buffer_to_host(&a, buf, sizeof buf));
+    ck_assert(buf[4] == 4.0f);
+    T_ERR(nd_buffer_to_host(&a, buf, sizeof buf - 1), ND_ERR_ARG);
+    T_ERR(nd_buffer_to_host(&a, NULL, sizeof buf), ND_ERR_ARG);
+    nd_release(&a);
+    T_ERR(nd_buffer_to_host(&a, buf, sizeof buf), ND_ERR_ARG); /* released */
+}
+END_TEST
+
+/* The text of a view, compared with what NumPy prints for the same data. */
+static void expect_format(const nd_array *a, const char *want)
+{
+    char *text = NULL;
+    T_OK(nd_format(a, &text));
+    ck_assert_msg(strcmp(text, want) == 0, "nd_format gave\n%s\nexpected\n%s", text, want);
+    free(text);
+}
+
+START_TEST(format_like_numpy)
+{
+    nd_array a, v;
+    T_OK(nd_arange(T_DEV, 24, &a));
+    int64_t s23[2] = { 2, 3 }, t23[2] = { 3, 1 };
+    T_OK(nd_as_strided(&a, 2, s23, t23, 0, &v));
+    expect_format(&v, "array([[0., 1., 2.],\n"
+                      "       [3., 4., 5.]], shape=(2,3), strides=(3,1), offset=0, device=cpu)");
+    nd_release(&v);
+    int64_t s234[3] = { 2, 3, 4 }, t234[3] = { 12, 4, 1 };
+    T_OK(nd_as_strided(&a, 3, s234, t234, 0, &v));
+    expect_format(&v, "array([[[ 0.,  1.,  2.,  3.],\n"
+                      "        [ 4.,  5.,  6.,  7.],\n"
+                      "        [ 8.,  9., 10., 11.]],\n"
+                      "\n"
+                      "       [[12., 13., 14., 15.],\n"
+                      "        [16., 17., 18., 19.],\n"
+                      "        [20., 21., 22., 23.]]], shape=(2,3,4), strides=(12,4,1), "
+                      "offset=0, device=cpu)");
+    nd_release(&v);
+    /* a transposed view prints its logical order, not the buffer's */
+    int64_t t32[2] = { 1, 3 }, s32[2] = { 3, 2 };
+    T_OK(nd_as_strided(&a, 2, s32, t32, 0, &v));
+    expect_format(&v, "array([[0., 3.],\n"
+                      "       [1., 4.],\n"
+                      "       [2., 5.]], shape=(3,2), strides=(1,3), offset=0, device=cpu)");
+    nd_release(&v);
+    T_OK(nd_as_strided(&a, 0, NULL, NULL, 5, &v));
+    expect_format(&v, "array(5., shape=(), strides=(), offset=5, device=cpu)");
+    nd_release(&v);
+    int64_t s03[2] = { 0, 3 };
+    T_OK(nd_as_strided(&a, 2, s03, t23, 0, &v));
+    expect_format(&v, "array([], shape=(0,3), strides=(3,1), offset=0, device=cpu)");
+    nd_release(&v);
+    /* long rows wrap at 75 columns, after the comma */
+    expect_format(&a, "array([ 0.,  1.,  2.,  3.,  4.,  5.,  6.,  7.,  8.,  9., 10., 11., 12., 13.,\n"
+                      "       14., 15., 16., 17., 18., 19., 20., 21., 22., 23.], shape=(24,), "
+                      "strides=(1,), offset=0, device=cpu)");
+    nd_release(&a);
+    float odd[3] = { NAN, -INFINITY, 0.125f };
+    int64_t three = 3;
+    T_OK(nd_from_host(T_DEV, 1, &three, odd, &a));
+    expect_format(&a, "array([  nan,  -inf, 0.125], shape=(3,), strides=(1,), offset=0, "
+                      "device=cpu)");
+    nd_release(&a);
+}
+END_TEST
+
+/* Over 1000 elements, the middle of each long axis becomes "...". */
+START_TEST(format_summarises)
+{
+    nd_array a, v;
+    T_OK(nd_arange(T_DEV, 2000, &a));
+    expect_format(&a, "array([   0.,    1.,    2., ..., 1997., 1998., 1999.], shape=(2000,), "
+                      "strides=(1,), offset=0, device=cpu)");
+    int64_t s[2] = { 40, 50 }, t[2] = { 50, 1 };
+    T_OK(nd_as_strided(&a, 2, s, t, 0, &v));
+    char *text;
+    T_OK(nd_format(&v, &text));
+    ck_assert_msg(strstr(text, "       ...,\n") != NULL && strstr(text, "1999.]]") != NULL,
+                  "expected a summarised 40x50 array, got\n%s", text);
+    free(text);
+    nd_release(&v);
+    nd_release(&a);
+    T_ERR(nd_format(&a, &text), ND_ERR_ARG);   /* released */
+    T_ERR(nd_print(NULL), ND_ERR_ARG);
+}
+END_TEST
+
+Suite *suite_00_array(void);
+Suite *suite_00_array(void)
+{
+    Suite *s = t_suite(0, "00_array");
+    T_ADD_HOST(s, status_names);
+    T_ADD_HOST(s, shape_str);
+    T_ADD(s, last_error_and_clear);
+    T_ADD(s, devices);
+    T_ADD(s, from_host_round_trip);
+    T_ADD(s, zeros_full_arange);
+    T_ADD(s, create_errors);
+    T_ADD(s, as_strided_bounds);
+    T_ADD(s, out_aliases_input);
+    T_ADD(s, to_host_views);
+    T_ADD(s, buffer_to_host_checks);
+    T_ADD(s, format_like_numpy);
+    T_ADD(s, format_summarises);
+    return s;
+}
