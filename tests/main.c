@@ -163,6 +163,9 @@ int main(int argc, char **argv)
         Suite *s = suites[i].make();
         SRunner *sr = srunner_create(s);
         srunner_set_fork_status(sr, CK_FORK);
+        /* Each test's child would flush a copy of anything still buffered
+         * here when it exits: empty the buffers before forking. */
+        fflush(NULL);
         srunner_run_all(sr, CK_SILENT);
         int n = srunner_ntests_run(sr), ok = 0;
         if (n == 0) {

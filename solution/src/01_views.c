@@ -331,6 +331,10 @@ nd_status nd_slice(const nd_array *a, int n, const nd_index *idx, nd_array *out)
             return nd_fail(ND_ERR_ARG, "slice: index %d has unknown kind %d", k, (int)ix.kind);
         }
     }
+    /* A result with no elements reaches nothing: keep a's offset, which
+     * is surely inside the buffer. */
+    if (nd_shape_numel(m, shape) == 0)
+        offset = a->offset;
     return nd_as_strided(a, m, shape, strides, offset, out);
     //@ stub
     //> /* Per axis: an integer moves the offset and drops the axis; a
@@ -371,10 +375,6 @@ nd_status nd_diagonal(const nd_array *a, int64_t offset, int axis1, int axis2, n
         len = n1 + offset < n2 ? n1 + offset : n2;
         start += -offset * a->strides[ax1];
     }
-    if (len <= 0) {
-        len = 0;
-        start = a->offset;
-    }
     int64_t shape[ND_MAX_DIMS], strides[ND_MAX_DIMS];
     int m = 0;
     for (int k = 0; k < a->ndim; k++) {
@@ -383,8 +383,12 @@ nd_status nd_diagonal(const nd_array *a, int64_t offset, int axis1, int axis2, n
             strides[m++] = a->strides[k];
         }
     }
-    shape[m] = len;
+    shape[m] = len > 0 ? len : 0;
     strides[m++] = a->strides[ax1] + a->strides[ax2];
+    /* An empty result (no diagonal, or another axis of size 0) reaches
+     * nothing: keep a's offset. */
+    if (nd_shape_numel(m, shape) == 0)
+        start = a->offset;
     return nd_as_strided(a, m, shape, strides, start, out);
     //@ stub
     //> /* Remove axis1 and axis2, append an axis of the diagonal's length
