@@ -757,6 +757,38 @@ START_TEST(compact_large)
 }
 END_TEST
 
+/* Transposed views whose sizes are not multiples of any block size a
+ * tiled gather might use (16, 32, 256...), with the dense axis reversed
+ * (stride -1) or the plane repeated along a batch axis: the edges of a
+ * blocked copy are where it goes wrong.  Checked against t_gather. */
+START_TEST(compact_transpose_edges)
+{
+    static const struct {
+        int64_t rows, cols;  /* of the base; the view is its transpose */
+        bool reverse;        /* also reverse the dense axis */
+        int64_t batch;       /* planes stacked on a leading axis */
+    } cases[] = {
+        { 300, 17, false, 1 }, { 17, 300, false, 1 }, { 257, 513, false, 1 },
+        { 1, 700, false, 1 },  { 700, 2, true, 1 },   { 33, 271, true, 3 },
+        { 16, 16, false, 2 },  { 255, 257, true, 1 },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        int64_t r = cases[c].rows, k = cases[c].cols, b = cases[c].batch;
+        int64_t base_shape[1] = { b * r * k };
+        nd_array base = t_arange(1, base_shape), v;
+        /* element (p, i, j) of the view is base[p][j][i], or base[p][j][k-1-i] */
+        int64_t shape[3] = { b, k, r }, strides[3] = { r * k, cases[c].reverse ? -1 : 1, k };
+        int64_t offset = cases[c].reverse ? k - 1 : 0;
+        T_OK(nd_as_strided(&base, 3, shape, strides, offset, &v));
+        float *want = t_gather(&v);
+        check_compact(&v, want, "nd_compact of a transposed plane");
+        free(want);
+        nd_release(&v);
+        nd_release(&base);
+    }
+}
+END_TEST
+
 START_TEST(compact_errors)
 {
     int64_t shape[2] = { 3, 4 };
@@ -1066,6 +1098,7 @@ Suite *suite_02_compact(void)
     T_ADD(s, compact_random_views);
     T_ADD(s, compact_out_aliases_input);
     T_ADD(s, compact_large);
+    T_ADD(s, compact_transpose_edges);
     T_ADD(s, compact_errors);
     T_ADD(s, setitem_broadcast);
     T_ADD(s, setitem_random);

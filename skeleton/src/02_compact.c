@@ -16,6 +16,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 //@ snippet iter
@@ -84,14 +85,56 @@ static int64_t row_offset(const int64_t *index, const int64_t *strides, int oute
     return off;
 }
 
+//@ snippet gather_tiled
+/* Side of the square blocks of gather_tiled, in floats: one 64-byte
+ * cache line.  A block is 16 x 16 floats, 1 KB. */
+#define TILE 16
+/* Side of the squares of blocks that gather_tiled finishes one at a time:
+ * 256 x 256 floats of source and destination, 512 KB, touching 512 pages
+ * at most, which the L2 cache and the second-level TLB both hold. */
+#define SPAN 256
+
+/* The gather for layouts where the last axis jumps through memory but an
+ * outer axis p walks it densely, as in a transpose.  A row-by-row copy
+ * would use one float of each cache line it loads, and when the stride is
+ * a power of two, all those lines land in the same few cache sets and
+ * evict each other before their other floats are needed.  So the copy
+ * goes by TILE x TILE blocks of the (p, last) plane through a small
+ * buffer: every source line is read whole, then every destination line is
+ * written whole, and no line has to wait in the cache for reuse. */
+/* One block: ni x nj floats from `from` (strides sp along p, sl along the
+ * last axis) to `to` (row stride dp, contiguous rows), via `block`. */
+static inline void move_block(const float *from, int64_t sp, int64_t sl, float *to, int64_t dp,
+                              int64_t ni, int64_t nj, float block[TILE][TILE])
+{
+    for (int64_t j = 0; j < nj; j++)        /* read TILE runs along p */
+        for (int64_t i = 0; i < ni; i++)
+            block[j][i] = from[j * sl + i * sp];
+    for (int64_t i = 0; i < ni; i++)        /* write TILE rows along last */
+        for (int64_t j = 0; j < nj; j++)
+            to[i * dp + j] = block[j][i];
+}
+
+static nd_status gather_tiled(const layout *l, int p, const float *src, float *dst)
+{
+    /* TODO (lesson 2): write gather_tiled. */
+    /* Iterate every axis but p and the last; for each, copy the
+     * (p, last) plane block by block: read TILE source runs along p into
+     * a TILE x TILE buffer, then write TILE destination rows from it. */
+    (void)l; (void)p; (void)src; (void)dst;
+    return nd_not_implemented("nd_compact", 2);
+}
+//@ end snippet gather_tiled
+
 //@ snippet gather
 /* dst[0 .. numel-1] = a's elements in row-major order (CPU). */
 static nd_status gather_cpu(const nd_array *a, float *dst)
 {
     /* TODO (lesson 2): write gather_cpu. */
-    /* Simplify a's layout, then iterate the outer axes with nd_iter
-     * and copy each last-axis run (memcpy when its stride is 1). */
-    (void)a; (void)dst; (void)row_offset; (void)layout_of;
+    /* Simplify a's layout.  If an outer axis is denser in memory than
+     * the last, hand over to gather_tiled; otherwise iterate the outer
+     * axes with nd_iter and copy each last-axis run (memcpy if stride 1). */
+    (void)a; (void)dst; (void)row_offset; (void)layout_of; (void)gather_tiled;
     return nd_not_implemented("nd_compact", 2);
 }
 //@ end snippet gather
