@@ -78,7 +78,7 @@ static void must(nd_status s, const char *what)
         FAIL("test setup: %s failed: %s: %s", what, nd_status_name(s), nd_last_error());
 }
 
-static int64_t numel_of(int ndim, const int64_t *shape)
+int64_t t_numel(int ndim, const int64_t *shape)
 {
     int64_t n = 1;
     for (int k = 0; k < ndim; k++)
@@ -86,7 +86,7 @@ static int64_t numel_of(int ndim, const int64_t *shape)
     return n;
 }
 
-static float *host_floats(int64_t n)
+float *t_floats(int64_t n)
 {
     float *p = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
     if (p == NULL)
@@ -103,8 +103,8 @@ static nd_array from_values(int ndim, const int64_t *shape, const float *v)
 
 nd_array t_arange(int ndim, const int64_t *shape)
 {
-    int64_t n = numel_of(ndim, shape);
-    float *v = host_floats(n);
+    int64_t n = t_numel(ndim, shape);
+    float *v = t_floats(n);
     for (int64_t i = 0; i < n; i++)
         v[i] = (float)i + 0.5f;
     nd_array a = from_values(ndim, shape, v);
@@ -114,8 +114,8 @@ nd_array t_arange(int ndim, const int64_t *shape)
 
 nd_array t_random_array(t_rng *r, int ndim, const int64_t *shape, float lo, float hi)
 {
-    int64_t n = numel_of(ndim, shape);
-    float *v = host_floats(n);
+    int64_t n = t_numel(ndim, shape);
+    float *v = t_floats(n);
     for (int64_t i = 0; i < n; i++)
         v[i] = t_float(r, lo, hi);
     nd_array a = from_values(ndim, shape, v);
@@ -194,7 +194,7 @@ float *t_buffer(const nd_array *a, int64_t *n)
     if (a == NULL || a->buf == NULL)
         FAIL("t_buffer: the array has no buffer (was it released, or never made?)");
     size_t nbytes = a->buf->nbytes;
-    float *v = host_floats((int64_t)(nbytes / sizeof(float)));
+    float *v = t_floats((int64_t)(nbytes / sizeof(float)));
     must(nd_buffer_to_host(a, v, nbytes > 0 ? nbytes : sizeof(float)), "nd_buffer_to_host");
     if (n != NULL)
         *n = (int64_t)(nbytes / sizeof(float));
@@ -213,9 +213,9 @@ float *t_gather(const nd_array *a)
 {
     if (a->ndim < 0 || a->ndim > ND_MAX_DIMS)
         FAIL("t_gather: the array has ndim %d, outside 0..%d", a->ndim, ND_MAX_DIMS);
-    int64_t size, n = numel_of(a->ndim, a->shape);
+    int64_t size, n = t_numel(a->ndim, a->shape);
     float *buf = t_buffer(a, &size);
-    float *out = host_floats(n);
+    float *out = t_floats(n);
     for (int64_t i = 0; i < n; i++) {
         int64_t idx[ND_MAX_DIMS], off = a->offset;
         t_unravel(i, a->ndim, a->shape, idx);
@@ -286,6 +286,15 @@ void t_err(nd_status got, nd_status want, const char *call, const char *file, in
                 call, nd_status_name(got));
 }
 
+void t_err_op(nd_status got, nd_status want, const char *op, const char *call,
+              const char *file, int line)
+{
+    t_err(got, want, call, file, line);
+    if (strstr(nd_last_error(), op) == NULL)
+        fail_at(file, line, "%s failed rightly, but its message \"%s\" does not name the "
+                "operation '%s'", call, nd_last_error(), op);
+}
+
 void t_assert_shape(const nd_array *a, int ndim, const int64_t *shape, const char *what)
 {
     bool same = a->ndim == ndim;
@@ -311,7 +320,7 @@ static void compare(const float *got, const float *want, int ndim, const int64_t
                     double rtol, double atol, const char *what, const char *view,
                     const char *hint)
 {
-    int64_t n = numel_of(ndim, shape), bad = 0, first = -1;
+    int64_t n = t_numel(ndim, shape), bad = 0, first = -1;
     for (int64_t i = 0; i < n; i++) {
         if (!same_float(got[i], want[i], rtol, atol)) {
             if (first < 0)
@@ -368,7 +377,7 @@ void t_assert_outside_unchanged(const nd_array *base, const float *before,
     bool *inside = calloc((size_t)(size > 0 ? size : 1), sizeof *inside);
     if (inside == NULL)
         FAIL("test setup: out of memory");
-    int64_t n = numel_of(view->ndim, view->shape);
+    int64_t n = t_numel(view->ndim, view->shape);
     for (int64_t i = 0; i < n; i++) {
         int64_t idx[ND_MAX_DIMS], off = view->offset;
         t_unravel(i, view->ndim, view->shape, idx);

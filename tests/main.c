@@ -22,6 +22,9 @@
 Suite *suite_00_array(void);
 Suite *suite_01_views(void);
 Suite *suite_02_compact(void);
+Suite *suite_03_ewise(void);
+Suite *suite_04_reduce(void);
+Suite *suite_05_matmul(void);
 
 static const struct {
     int lesson;
@@ -31,6 +34,9 @@ static const struct {
     { 0, "00_array", suite_00_array },
     { 1, "01_views", suite_01_views },
     { 2, "02_compact", suite_02_compact },
+    { 3, "03_ewise", suite_03_ewise },
+    { 4, "04_reduce", suite_04_reduce },
+    { 5, "05_matmul", suite_05_matmul },
 };
 #define NSUITES (int)(sizeof suites / sizeof suites[0])
 

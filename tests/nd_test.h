@@ -48,6 +48,13 @@ int64_t t_int(t_rng *r, int64_t lo, int64_t hi);
 /* Uniform float in [lo, hi). */
 float t_float(t_rng *r, float lo, float hi);
 
+/* The element count of a shape (1 for ndim 0). */
+int64_t t_numel(int ndim, const int64_t *shape);
+
+/* malloc'd room for n floats (at least one); fails the test when out of
+ * memory.  The caller frees it. */
+float *t_floats(int64_t n);
+
 /* A random shape of ndim axes, each size in [0, max_size] (0 only when
  * allow_zero), total elements at most max_numel.  Returns ndim. */
 int t_random_shape(t_rng *r, int ndim, int64_t max_size, bool allow_zero,
@@ -113,6 +120,12 @@ void t_ok(nd_status s, const char *call, const char *file, int line);
 /* The call must fail with status `want` and a non-empty message. */
 #define T_ERR(call, want) t_err((call), (want), #call, __FILE__, __LINE__)
 void t_err(nd_status got, nd_status want, const char *call, const char *file, int line);
+
+/* T_ERR, and the message must name the operation `op` ("reshape"). */
+#define T_ERR_OP(call, want, op) \
+    t_err_op((call), (want), (op), #call, __FILE__, __LINE__)
+void t_err_op(nd_status got, nd_status want, const char *op, const char *call,
+              const char *file, int line);
 
 /* a must have exactly this shape; `what` names it in the message. */
 void t_assert_shape(const nd_array *a, int ndim, const int64_t *shape, const char *what);

@@ -62,14 +62,6 @@ static void expect_message(const char *op, const char *call)
           "operation: it should contain \"%s\"", call, nd_last_error(), op);
 }
 
-static int64_t numel_of(int ndim, const int64_t *shape)
-{
-    int64_t n = 1;
-    for (int k = 0; k < ndim; k++)
-        n *= shape[k];
-    return n;
-}
-
 /* Row-major strides for test setup (the lesson's own function is tested,
  * never used to build inputs). */
 static void row_major(int ndim, const int64_t *shape, int64_t *strides)
@@ -118,7 +110,7 @@ static nd_array random_compact(t_rng *r, int ndim, const int64_t *shape)
 {
     if (t_int(r, 0, 2) == 0)
         return t_arange(ndim, shape);
-    int64_t n = numel_of(ndim, shape), strides[ND_MAX_DIMS];
+    int64_t n = t_numel(ndim, shape), strides[ND_MAX_DIMS];
     row_major(ndim, shape, strides);
     for (int k = 0; k < ndim; k++)
         if (shape[k] == 1 || n == 0)
@@ -131,7 +123,7 @@ static nd_array random_compact(t_rng *r, int ndim, const int64_t *shape)
  * element i lives at buffer offset a->offset + i. */
 static bool ref_compact(const nd_array *a)
 {
-    int64_t n = numel_of(a->ndim, a->shape);
+    int64_t n = t_numel(a->ndim, a->shape);
     for (int64_t i = 0; i < n; i++) {
         int64_t idx[ND_MAX_DIMS], off = a->offset;
         t_unravel(i, a->ndim, a->shape, idx);
@@ -219,7 +211,7 @@ static ref ref_new(int ndim, const int64_t *shape)
     ref r = { .ndim = ndim };
     for (int k = 0; k < ndim; k++)
         r.shape[k] = shape[k];
-    int64_t n = numel_of(ndim, shape);
+    int64_t n = t_numel(ndim, shape);
     r.v = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
     CHECK(r.v != NULL, "test setup: out of memory");
     return r;
@@ -259,7 +251,7 @@ static void expect_ref(const nd_array *out, const ref *want, const char *what,
 static ref ref_reshape(const ref *in, int ndim, const int64_t *shape)
 {
     ref out = ref_new(ndim, shape);
-    memcpy(out.v, in->v, (size_t)numel_of(ndim, shape) * sizeof(float));
+    memcpy(out.v, in->v, (size_t)t_numel(ndim, shape) * sizeof(float));
     return out;
 }
 
@@ -270,7 +262,7 @@ static ref ref_permute(const ref *in, const int *axes)
     for (int k = 0; k < in->ndim; k++)
         shape[k] = in->shape[axes[k]];
     ref out = ref_new(in->ndim, shape);
-    for (int64_t i = 0; i < numel_of(out.ndim, out.shape); i++) {
+    for (int64_t i = 0; i < t_numel(out.ndim, out.shape); i++) {
         int64_t j[ND_MAX_DIMS], src[ND_MAX_DIMS];
         t_unravel(i, out.ndim, out.shape, j);
         for (int k = 0; k < out.ndim; k++)
@@ -286,7 +278,7 @@ static ref ref_broadcast(const ref *in, int ndim, const int64_t *shape)
 {
     ref out = ref_new(ndim, shape);
     int lead = ndim - in->ndim;
-    for (int64_t i = 0; i < numel_of(ndim, shape); i++) {
+    for (int64_t i = 0; i < t_numel(ndim, shape); i++) {
         int64_t j[ND_MAX_DIMS], src[ND_MAX_DIMS];
         t_unravel(i, ndim, shape, j);
         for (int k = 0; k < in->ndim; k++)
@@ -370,7 +362,7 @@ static ref ref_slice(const ref *in, int n, const nd_index *idx)
             shape[ndim++] = p.count[k];
         }
     ref out = ref_new(ndim, shape);
-    for (int64_t i = 0; i < numel_of(ndim, shape); i++) {
+    for (int64_t i = 0; i < t_numel(ndim, shape); i++) {
         int64_t j[ND_MAX_DIMS], src[ND_MAX_DIMS];
         t_unravel(i, ndim, shape, j);
         for (int k = 0; k < in->ndim; k++)
@@ -398,7 +390,7 @@ static ref ref_diagonal(const ref *in, int64_t offset, int axis1, int axis2)
             shape[ndim++] = in->shape[k];
     shape[ndim++] = len;
     ref out = ref_new(ndim, shape);
-    for (int64_t i = 0; i < numel_of(ndim, shape); i++) {
+    for (int64_t i = 0; i < t_numel(ndim, shape); i++) {
         int64_t j[ND_MAX_DIMS], src[ND_MAX_DIMS];
         t_unravel(i, ndim, shape, j);
         for (int k = 0, m = 0; k < in->ndim; k++)
@@ -1139,7 +1131,7 @@ START_TEST(reshape_random)
     for (int c = 0; c < CASES; c++) {
         int64_t shape[ND_MAX_DIMS];
         int ndim = random_shape(&r, 0, 6, 5, shape);
-        int64_t n = numel_of(ndim, shape);
+        int64_t n = t_numel(ndim, shape);
         nd_array v = random_input(&r, ndim, shape), out;
         if (ref_compact(&v)) {
             T_OK(nd_reshape(&v, 1, &n, &out));

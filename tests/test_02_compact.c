@@ -42,29 +42,6 @@
     } while (0)
 
 /* Like T_ERR, and the message must name the operation `op`. */
-#define T_ERR_OP(call, want, op)                                                \
-    do {                                                                        \
-        T_ERR(call, want);                                                      \
-        ck_assert_msg(strstr(nd_last_error(), (op)) != NULL,                    \
-                      "%s failed rightly, but its message \"%s\" does not "     \
-                      "name the operation '%s'", #call, nd_last_error(), (op)); \
-    } while (0)
-
-static int64_t numel_of(int ndim, const int64_t *shape)
-{
-    int64_t n = 1;
-    for (int k = 0; k < ndim; k++)
-        n *= shape[k];
-    return n;
-}
-
-static float *alloc_floats(int64_t n)
-{
-    float *p = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
-    ck_assert_msg(p != NULL, "test setup: out of memory for %" PRId64 " floats", n);
-    return p;
-}
-
 /* A view of a new host-made buffer holding `values` (size floats). */
 static nd_array view_of(int64_t size, const float *values, int ndim, const int64_t *shape,
                         const int64_t *strides, int64_t offset)
@@ -92,7 +69,7 @@ static const float *iota(int64_t n)
 static nd_array relabel(nd_array v)
 {
     int64_t size = (int64_t)(v.buf->nbytes / sizeof(float));
-    float *vals = alloc_floats(size);
+    float *vals = t_floats(size);
     for (int64_t i = 0; i < size; i++)
         vals[i] = -(float)i - 0.25f;
     nd_array out = view_of(size, vals, v.ndim, v.shape, v.strides, v.offset);
@@ -107,7 +84,7 @@ static nd_array relabel(nd_array v)
 static nd_array sub_view(t_rng *r, nd_array v)
 {
     int64_t shape[ND_MAX_DIMS], strides[ND_MAX_DIMS], offset = v.offset;
-    bool empty = numel_of(v.ndim, v.shape) == 0; /* then only offset is safe */
+    bool empty = t_numel(v.ndim, v.shape) == 0; /* then only offset is safe */
     int nd = 0;
     for (int k = 0; k < v.ndim; k++) {
         int64_t n = v.shape[k];
@@ -148,7 +125,7 @@ static bool same_view(const nd_array *a, const nd_array *b)
  * leaving a and its buffer as they were. */
 static void check_compact(const nd_array *a, const float *want, const char *what)
 {
-    int64_t size, n = numel_of(a->ndim, a->shape), refs = a->buf->refcount;
+    int64_t size, n = t_numel(a->ndim, a->shape), refs = a->buf->refcount;
     float *before = t_buffer(a, &size);
     nd_array copy = *a, out;
     T_OK_CASE(nd_compact(a, &out), what);
@@ -196,7 +173,7 @@ static void check_compact(const nd_array *a, const float *want, const char *what
 static void reference_setitem(const nd_array *dst, const nd_array *src, float value,
                               const float *src_buf, float *buf, float *view_vals)
 {
-    int64_t n = numel_of(dst->ndim, dst->shape);
+    int64_t n = t_numel(dst->ndim, dst->shape);
     for (int64_t i = 0; i < n; i++) {
         int64_t idx[ND_MAX_DIMS], dst_off = dst->offset;
         t_unravel(i, dst->ndim, dst->shape, idx);
@@ -221,10 +198,10 @@ static void reference_setitem(const nd_array *dst, const nd_array *src, float va
 static void check_setitem(const nd_array *dst, const nd_array *src, float value,
                           const char *what)
 {
-    int64_t size, src_size = 0, n = numel_of(dst->ndim, dst->shape);
+    int64_t size, src_size = 0, n = t_numel(dst->ndim, dst->shape);
     float *before = t_buffer(dst, &size), *want = t_buffer(dst, NULL);
     float *src_before = src != NULL ? t_buffer(src, &src_size) : NULL;
-    float *view_vals = alloc_floats(n);
+    float *view_vals = t_floats(n);
     reference_setitem(dst, src, value, src_before, want, view_vals);
 
     if (src != NULL)
@@ -287,7 +264,7 @@ static void check_iter(int ndim, const int64_t *shape, const char *what)
     nd_iter it;
     iter_poison(&it); /* garbage: init must set everything it uses */
     T_OK_CASE(nd_iter_init(&it, ndim, shape), what);
-    int64_t n = numel_of(ndim, shape), i = 0;
+    int64_t n = t_numel(ndim, shape), i = 0;
     ck_assert_msg(it.ndim == ndim && it.total == n && it.count == 0,
                   "%s: after nd_iter_init, ndim=%d total=%" PRId64 " count=%" PRId64
                   ", expected ndim=%d total=%" PRId64 " count=0", what, it.ndim, it.total,
@@ -328,7 +305,7 @@ static const char *layout_str(char *dst, size_t cap, int ndim, const int64_t *sh
 static int64_t *layout_offsets(int ndim, const int64_t *shape, const int64_t *sa,
                                const int64_t *sb)
 {
-    int64_t n = numel_of(ndim, shape);
+    int64_t n = t_numel(ndim, shape);
     int64_t *offs = malloc((size_t)(2 * n + 1) * sizeof(int64_t));
     ck_assert(offs != NULL);
     for (int64_t i = 0; i < n; i++) {
@@ -361,9 +338,9 @@ static void check_simplify(int ndim, const int64_t *shape, const int64_t *sa,
     layout_str(in, sizeof in, ndim, shape, sa, sb);
     ck_assert_msg(nd >= 0 && nd <= ndim, "%s: %s became %d axes", what, in, nd);
     layout_str(got, sizeof got, nd, sh, a, sb ? b : NULL);
-    int64_t n = numel_of(ndim, shape);
-    ck_assert_msg(numel_of(nd, sh) == n, "%s: %s became %s: %" PRId64 " positions instead "
-                  "of %" PRId64, what, in, got, numel_of(nd, sh), n);
+    int64_t n = t_numel(ndim, shape);
+    ck_assert_msg(t_numel(nd, sh) == n, "%s: %s became %s: %" PRId64 " positions instead "
+                  "of %" PRId64, what, in, got, t_numel(nd, sh), n);
     for (int k = 0; k < nd; k++)
         ck_assert_msg(sh[k] != 1, "%s: %s became %s, which still has a size-1 axis (%d)",
                       what, in, got, k);
@@ -732,7 +709,7 @@ START_TEST(compact_large)
      * permutes and reverses a (64,128,128) base.  Values are exact in float.
      * A gather that does much more than one pass times out. */
     const int64_t n = (int64_t)1 << 20;
-    float *v = alloc_floats(n), *want = alloc_floats(n);
+    float *v = t_floats(n), *want = t_floats(n);
     for (int64_t i = 0; i < n; i++)
         v[i] = (float)i;
 

@@ -370,9 +370,14 @@ typedef enum nd_reduce_op { ND_SUM, ND_MAX } nd_reduce_op;
 #define ND_ALL_AXES (-1)
 
 /* Reduce a over the naxes axes listed (negative axes count from the end),
- * into a new compact array.  keepdims keeps reduced axes with size 1.
- * The sum of an empty axis is 0; the max of an empty axis is an error.
- * Errors: ND_ERR_ARG, ND_ERR_AXIS (out of range or repeated),
+ * into a new compact array.  naxes is 0..a->ndim, or ND_ALL_AXES; axes
+ * may be NULL when naxes is 0 (no axis reduced: a copy, as NumPy's
+ * axis=()) or ND_ALL_AXES.  keepdims keeps reduced axes with size 1.
+ * Sums are pairwise, accurate to O(log n) roundings on long axes.  The sum
+ * of an empty axis is 0.  Max propagates NaN as np.max does, and a max
+ * over an axis of size 0 is an error even when the result has no elements.
+ * Errors: ND_ERR_ARG (NULL pointer, unknown op, naxes out of range, NULL
+ * axes with naxes > 0), ND_ERR_AXIS (an axis out of range or repeated),
  * ND_ERR_SHAPE (max over an empty axis), ND_ERR_DEVICE, ND_ERR_NOMEM. */
 nd_status nd_reduce(nd_reduce_op op, const nd_array *a, int naxes,
                     const int *axes, bool keepdims, nd_array *out);
@@ -385,8 +390,9 @@ nd_status nd_reduce(nd_reduce_op op, const nd_array *a, int naxes,
  * (m,k) @ (k,n) -> (m,n); leading axes are batch axes and broadcast.
  * Both inputs need ndim >= 2.  nd_matmul is the tiled version;
  * nd_matmul_naive the plain triple loop it is measured against.
- * Errors: ND_ERR_ARG, ND_ERR_SHAPE (inner sizes or batch axes do not
- * match; the message gives both shapes), ND_ERR_DEVICE, ND_ERR_NOMEM. */
+ * Errors: ND_ERR_ARG (NULL pointer, an input with fewer than 2 axes),
+ * ND_ERR_SHAPE (inner sizes or batch axes do not match; the message gives
+ * both shapes), ND_ERR_DEVICE, ND_ERR_NOMEM. */
 nd_status nd_matmul(const nd_array *a, const nd_array *b, nd_array *out);
 nd_status nd_matmul_naive(const nd_array *a, const nd_array *b, nd_array *out);
 
