@@ -3,6 +3,12 @@
 # here; install the missing ones with apt-get (Debian 12).  Run by `make`,
 # `make deps` and .ci/run.  As root it installs; otherwise it prints the
 # exact command to run and fails.  Quiet and quick when nothing is missing.
+#
+#   install-deps.sh           what building, testing and grading need
+#   install-deps.sh --docs    also what `make docs` needs (KaTeX)
+#   install-deps.sh --bench   also what `make bench` needs (OpenBLAS)
+#   install-deps.sh --check   also what `make check` needs (the docs, a
+#                             headless Chromium, patch)
 set -euo pipefail
 
 # "how to tell it is here" and the Debian package that provides it
@@ -16,6 +22,14 @@ checks=(
     "cmd:gcovr            gcovr"
     "cmd:pandoc           pandoc"
 )
+docs=("file:/usr/share/javascript/katex/katex.min.js libjs-katex")
+case "${1:-}" in
+    "") ;;
+    --docs)  checks+=("${docs[@]}") ;;
+    --bench) checks+=("h:cblas.h           libopenblas-dev") ;;
+    --check) checks+=("${docs[@]}" "cmd:chromium         chromium" "cmd:patch            patch") ;;
+    *) echo "usage: install-deps.sh [--docs|--bench|--check]" >&2; exit 2 ;;
+esac
 
 missing=()
 for entry in "${checks[@]}"; do
@@ -24,6 +38,8 @@ for entry in "${checks[@]}"; do
     case $kind in
         cmd) command -v "$name" >/dev/null 2>&1 && continue ;;
         pc)  command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$name" && continue ;;
+        h)   echo "#include <$name>" | cc -E -x c - >/dev/null 2>&1 && continue ;;
+        file) [ -e "$name" ] && continue ;;
     esac
     missing+=("$pkg")
 done

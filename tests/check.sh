@@ -12,6 +12,10 @@
 #   6. on the skeleton, every lesson test FAILS with "not implemented" --
 #      none passes, none crashes -- and it is the same set of tests; the
 #      framework's tests ("lesson 0") pass there as they do on the solution
+#   7. the grader's self-tests: the solution scores 100%, the skeleton 0,
+#      hostile and buggy submissions get their expected scores
+#   8. the web book builds (every snippet tag exists, no pasted code, the
+#      included code compiles) and every page loads in headless Chromium
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -112,6 +116,13 @@ while IFS=$'\t' read -r lesson test result msg; do
 done <"$logs/skeleton.tsv"
 printf '  ok    skeleton: %d framework tests passed, %d lesson tests failed cleanly with "not implemented"\n' \
     "$framework" "$clean"
+
+echo "== the grader's self-tests"
+bash grader/test_grader.sh >"$logs/grader.log" 2>&1
+add_counts "grader self-tests" "$logs/grader.log"
+
+echo "== the web book"
+run "make docs-check (snippets, figures, pages in Chromium)" make docs-check
 
 echo
 echo "$passed passed, $failed failed"

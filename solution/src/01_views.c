@@ -318,6 +318,10 @@ nd_status nd_slice(const nd_array *a, int n, const nd_index *idx, nd_array *out)
             if (ix.step == 0)
                 return nd_fail(ND_ERR_INDEX, "slice: step 0 on axis %d; a slice step "
                                "must not be zero", k);
+            /* as CPython does: a step of INT64_MIN would overflow when
+             * negated, and walks as far as -INT64_MAX anyway */
+            if (ix.step == INT64_MIN)
+                ix.step = -INT64_MAX;
             int64_t first, count;
             slice_bounds(size, ix.start, ix.stop, ix.step, &first, &count);
             if (count > 0)
@@ -371,7 +375,7 @@ nd_status nd_diagonal(const nd_array *a, int64_t offset, int axis1, int axis2, n
     if (offset >= 0 && offset < n2) {
         len = n1 < n2 - offset ? n1 : n2 - offset;
         start += offset * a->strides[ax2];
-    } else if (offset < 0 && -offset < n1) {
+    } else if (offset < 0 && offset > -n1) {
         len = n1 + offset < n2 ? n1 + offset : n2;
         start += -offset * a->strides[ax1];
     }

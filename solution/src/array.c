@@ -371,8 +371,9 @@ nd_status nd_as_strided(const nd_array *a, int ndim, const int64_t *shape,
     int64_t lo = offset, hi = offset;
     bool empty = nd_shape_numel(ndim, shape) == 0;
     for (int k = 0; k < ndim && !empty; k++) {
-        if (strides[k] > INT64_MAX / 2 / (shape[k] > 1 ? shape[k] : 1) ||
-            strides[k] < -INT64_MAX / 2 / (shape[k] > 1 ? shape[k] : 1))
+        if (shape[k] == 1)
+            continue;   /* never stepped along: any stride will do */
+        if (strides[k] > INT64_MAX / 2 / shape[k] || strides[k] < -INT64_MAX / 2 / shape[k])
             return nd_fail(ND_ERR_LAYOUT, "as_strided: stride %" PRId64
                            " on axis %d overflows", strides[k], k);
         int64_t reach = (shape[k] - 1) * strides[k];
@@ -442,10 +443,13 @@ nd_status nd_to_host(const nd_array *a, float *dst, size_t cap)
     for (int64_t i = 0; i < n; i++) {
         dst[i] = src[off];
         for (int k = a->ndim - 1; k >= 0; k--) {
-            off += a->strides[k];
-            if (++idx[k] < a->shape[k])
+            if (++idx[k] < a->shape[k]) {
+                off += a->strides[k];
                 break;
-            off -= idx[k] * a->strides[k];
+            }
+            /* back to index 0; never a step past the end, which could
+             * overflow with the huge stride of a size-1 axis */
+            off -= (idx[k] - 1) * a->strides[k];
             idx[k] = 0;
         }
     }

@@ -1,0 +1,38 @@
+# grader.mk -- the grading targets; included by the top-level Makefile.
+
+# Where `make grade` writes the reports of TREE.
+GRADE_OUT ?= build/grade/$(TREE_ID)
+
+# The grader's own code (runner, test helpers, hidden tests) does not
+# depend on the submission: it is built once per variant, against the
+# API header of skeleton/, and grade.sh links each submission to it.
+GRADER_SRCS := grader/runner.c tests/helpers.c $(sort $(wildcard grader/hidden/*.c))
+GRADER_FLAGS := $(CFLAGS_COMMON) -D_GNU_SOURCE -Iskeleton/include -Itests -Igrader \
+	$(CHECK_CFLAGS)
+GRADER_SAN := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+GRADER_OBJS := $(patsubst %.c,build/grader/normal/%.o,$(GRADER_SRCS)) \
+	$(patsubst %.c,build/grader/asan/%.o,$(GRADER_SRCS))
+
+build/grader/normal/%.o: %.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $< (grader)")
+	$(Q)$(CC) $(GRADER_FLAGS) -O2 -MMD -MP -c $< -o $@
+
+build/grader/asan/%.o: %.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $< (grader, sanitizers)")
+	$(Q)$(CC) $(GRADER_FLAGS) $(GRADER_SAN) -MMD -MP -c $< -o $@
+
+build/grader/report: grader/report.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_COMMON) $(CFLAGS_LIB) -O2 $< $$(pkg-config --cflags --libs libcjson) -o $@
+
+grader-objs: build/grader/report $(GRADER_OBJS)
+
+grade: deps grader-objs ## grade TREE with the hidden tests: table, results.json, junit.xml
+	@bash grader/grade.sh $(TREE) $(GRADE_OUT)
+
+.PHONY: grade grader-objs
+-include $(GRADER_OBJS:.o=.d)

@@ -1,0 +1,363 @@
+/*
+ * report.c -- turn the runners' results into the grade.
+ *
+ *   report -w weights.tsv -b build-notes.tsv -n normal.tsv -a asan.tsv
+ *          -o OUTDIR [-s SUBMISSION-NAME]
+ *
+ * A test passes only if it passed in both builds (plain, and with
+ * AddressSanitizer + UBSan).  A lesson scores its weight times the share of
+ * its test points passed.  Writes, after every test has run:
+ *   OUTDIR/results.json   Gradescope's format (written with cJSON)
+ *   OUTDIR/junit.xml      for CI systems
+ *   stdout                a table for people (coloured on a terminal),
+ *                         then the line "N passed, N failed"
+ */
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_LESSONS 16
+#define MAX_TESTS 4096
+#define OUTPUT_QUOTE 1500   /* bytes of a failing test's output quoted */
+
+typedef struct {
+    int lesson;
+    char name[160];
+    double points;
+    char result[16];        /* pass, fail, crash, timeout */
+    char message[2048];
+    char hint[512];
+    char outfile[1024];
+    bool asan_failed;       /* the failure was seen only in the sanitizer build */
+} test_row;
+
+typedef struct {
+    double weight;
+    char title[100];
+    char notes[2048];       /* from the build: compile errors, rejections */
+    bool replaced;          /* the lesson file was missing or refused: 0 points */
+    double points, earned;
+    int tests, passed;
+} lesson_info;
+
+static test_row rows[MAX_TESTS];
+static int nrows;
+static lesson_info lessons[MAX_LESSONS];
+
+static void die(const char *what)
+{
+    fprintf(stderr, "report: %s\n", what);
+    exit(2);
+}
+
+static FILE *open_or_die(const char *path, const char *mode)
+{
+    FILE *f = fopen(path, mode);
+    if (f == NULL) {
+        char msg[1200];
+        snprintf(msg, sizeof msg, "cannot open %s", path);
+        die(msg);
+    }
+    return f;
+}
+
+/* Split a TSV line in place into at most n fields; returns the count. */
+static int split(char *line, char **field, int n)
+{
+    int k = 0;
+    line[strcspn(line, "\r\n")] = '\0';
+    for (char *p = line; k < n; k++) {
+        field[k] = p;
+        char *tab = strchr(p, '\t');
+        if (tab == NULL)
+            return k + 1;
+        *tab = '\0';
+        p = tab + 1;
+    }
+    return k;
+}
+
+static void read_weights(const char *path)
+{
+    FILE *f = open_or_die(path, "r");
+    char line[512], *fld[3];
+    while (fgets(line, sizeof line, f) != NULL) {
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
+        if (split(line, fld, 3) != 3)
+            die("weights.tsv: a line is not 'lesson<TAB>weight<TAB>title'");
+        int l = atoi(fld[0]);
+        if (l < 0 || l >= MAX_LESSONS)
+            die("weights.tsv: lesson number out of range");
+        lessons[l].weight = atof(fld[1]);
+        snprintf(lessons[l].title, sizeof lessons[l].title, "%s", fld[2]);
+    }
+    fclose(f);
+}
+
+static void read_notes(const char *path)
+{
+    FILE *f = open_or_die(path, "r");
+    char line[4096], *fld[3];
+    while (fgets(line, sizeof line, f) != NULL) {
+        if (split(line, fld, 3) != 3)
+            continue;
+        int l = atoi(fld[0]);
+        if (l < 0 || l >= MAX_LESSONS)
+            continue;
+        /* the file was replaced by a stand-in: its tests do not count */
+        if (strcmp(fld[1], "missing") == 0 || strcmp(fld[1], "rejected") == 0 ||
+            strcmp(fld[1], "compile error") == 0)
+            lessons[l].replaced = true;
+        size_t used = strlen(lessons[l].notes);
+        snprintf(lessons[l].notes + used, sizeof lessons[l].notes - used, "%s%s",
+                 used ? "; " : "", fld[2]);
+    }
+    fclose(f);
+}
+
+/* The plain run gives the rows; the sanitizer run can only fail them. */
+static void read_results(const char *path, bool asan)
+{
+    FILE *f = open_or_die(path, "r");
+    char line[8192], *fld[8];
+    int i = 0;
+    while (fgets(line, sizeof line, f) != NULL) {
+        /* lesson  test  points  result  seconds  message  hint  output-file */
+        if (split(line, fld, 8) != 8)
+            die("a results file has a malformed line");
+        test_row *r;
+        if (!asan) {
+            if (nrows == MAX_TESTS)
+                die("too many tests");
+            r = &rows[nrows++];
+            r->lesson = atoi(fld[0]);
+            snprintf(r->name, sizeof r->name, "%s", fld[1]);
+            r->points = atof(fld[2]);
+            snprintf(r->hint, sizeof r->hint, "%s", fld[6]);
+        } else {
+            /* same tests in the same order; check it rather than trust it */
+            if (i >= nrows || strcmp(rows[i].name, fld[1]) != 0)
+                die("the two builds ran different tests");
+            r = &rows[i++];
+            /* tests that failed in the plain build are skipped here */
+            if (strcmp(r->result, "pass") != 0 || strcmp(fld[3], "pass") == 0)
+                continue;
+            r->asan_failed = true;
+        }
+        if (r->lesson < 0 || r->lesson >= MAX_LESSONS)
+            die("a lesson number is out of range");
+        snprintf(r->result, sizeof r->result, "%s", fld[3]);
+        snprintf(r->message, sizeof r->message, "%s%s", asan ?
+                 "with AddressSanitizer + UBSan: " : "", fld[5]);
+        snprintf(r->outfile, sizeof r->outfile, "%s", fld[7]);
+    }
+    fclose(f);
+}
+
+/* The first bytes of a test's captured output, for the report. */
+static void quote_output(const char *path, char *dst, size_t cap)
+{
+    dst[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return;
+    size_t n = fread(dst, 1, cap - 1, f);
+    dst[n] = '\0';
+    fclose(f);
+}
+
+static bool passed(const test_row *r) { return strcmp(r->result, "pass") == 0; }
+
+/* What a student reads about one test. */
+static void test_text(const test_row *r, char *dst, size_t cap)
+{
+    if (passed(r)) {
+        snprintf(dst, cap, "passed");
+        return;
+    }
+    char out[OUTPUT_QUOTE + 1];
+    quote_output(r->outfile, out, sizeof out);
+    snprintf(dst, cap, "%s: %s%s%s%s%s", r->result, r->message,
+             r->hint[0] ? "\nHint: " : "", r->hint,
+             out[0] ? "\nOutput (first " : "", out[0] ? "bytes):\n" : "");
+    if (out[0]) {
+        size_t used = strlen(dst);
+        snprintf(dst + used, cap - used, "%s", out);
+    }
+}
+
+static void xml_escaped(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default:
+            /* control characters other than tab/newline are not allowed in XML 1.0 */
+            if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
+                fputc(*s, f);
+        }
+    }
+}
+
+static void write_json(const char *path, double score, double max)
+{
+    cJSON *root = cJSON_CreateObject(), *tests = cJSON_CreateArray();
+    cJSON_AddNumberToObject(root, "score", score);
+    cJSON_AddNumberToObject(root, "max_score", max);
+    char summary[8192] = "";
+    for (int l = 0; l < MAX_LESSONS; l++) {
+        if (lessons[l].notes[0]) {
+            size_t used = strlen(summary);
+            snprintf(summary + used, sizeof summary - used, "Lesson %d: %s\n", l,
+                     lessons[l].notes);
+        }
+    }
+    cJSON_AddStringToObject(root, "output", summary);
+    cJSON_AddItemToObject(root, "tests", tests);
+    static char text[OUTPUT_QUOTE + 4096];
+    for (int i = 0; i < nrows; i++) {
+        const test_row *r = &rows[i];
+        const lesson_info *li = &lessons[r->lesson];
+        double scale = li->points > 0 ? li->weight / li->points : 0;
+        char name[256];
+        snprintf(name, sizeof name, "lesson %d: %s", r->lesson, r->name);
+        test_text(r, text, sizeof text);
+        cJSON *t = cJSON_CreateObject();
+        cJSON_AddStringToObject(t, "name", name);
+        cJSON_AddNumberToObject(t, "score", passed(r) ? r->points * scale : 0);
+        cJSON_AddNumberToObject(t, "max_score", r->points * scale);
+        cJSON_AddStringToObject(t, "output", text);
+        cJSON_AddStringToObject(t, "visibility", "visible");
+        cJSON_AddItemToArray(tests, t);
+    }
+    char *json = cJSON_Print(root);
+    if (json == NULL)
+        die("cJSON could not print the results");
+    FILE *f = open_or_die(path, "w");
+    fputs(json, f);
+    fputc('\n', f);
+    fclose(f);
+    cJSON_free(json);
+    cJSON_Delete(root);
+}
+
+static void write_junit(const char *path)
+{
+    FILE *f = open_or_die(path, "w");
+    static char text[OUTPUT_QUOTE + 4096];
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
+    for (int l = 0; l < MAX_LESSONS; l++) {
+        if (lessons[l].tests == 0)
+            continue;
+        fprintf(f, "  <testsuite name=\"lesson %d\" tests=\"%d\" failures=\"%d\">\n", l,
+                lessons[l].tests, lessons[l].tests - lessons[l].passed);
+        for (int i = 0; i < nrows; i++) {
+            const test_row *r = &rows[i];
+            if (r->lesson != l)
+                continue;
+            fprintf(f, "    <testcase classname=\"lesson%d\" name=\"", l);
+            xml_escaped(f, r->name);
+            fprintf(f, "\">");
+            if (!passed(r)) {
+                test_text(r, text, sizeof text);
+                fprintf(f, "<failure message=\"");
+                xml_escaped(f, r->message);
+                fprintf(f, "\">");
+                xml_escaped(f, text);
+                fprintf(f, "</failure>");
+            }
+            fprintf(f, "</testcase>\n");
+        }
+        fprintf(f, "  </testsuite>\n");
+    }
+    fprintf(f, "</testsuites>\n");
+    fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+    const char *weights = NULL, *notes = NULL, *normal = NULL, *asan = NULL, *outdir = NULL;
+    const char *who = "";
+    int opt;
+    while ((opt = getopt(argc, argv, "w:b:n:a:o:s:")) != -1) {
+        switch (opt) {
+        case 'w': weights = optarg; break;
+        case 'b': notes = optarg; break;
+        case 'n': normal = optarg; break;
+        case 'a': asan = optarg; break;
+        case 'o': outdir = optarg; break;
+        case 's': who = optarg; break;
+        default: die("usage: report -w W -b B -n N -a A -o OUTDIR [-s NAME]");
+        }
+    }
+    if (!weights || !notes || !normal || !asan || !outdir)
+        die("usage: report -w W -b B -n N -a A -o OUTDIR [-s NAME]");
+    read_weights(weights);
+    read_notes(notes);
+    read_results(normal, false);
+    read_results(asan, true);
+
+    for (int i = 0; i < nrows; i++) {
+        test_row *r = &rows[i];
+        if (lessons[r->lesson].replaced) {
+            snprintf(r->result, sizeof r->result, "fail");
+            snprintf(r->message, sizeof r->message, "lesson %d scores 0: %.1900s", r->lesson,
+                     lessons[r->lesson].notes);
+            r->outfile[0] = '\0';
+        }
+    }
+    int npass = 0;
+    for (int i = 0; i < nrows; i++) {
+        lesson_info *li = &lessons[rows[i].lesson];
+        li->tests++;
+        li->points += rows[i].points;
+        if (passed(&rows[i])) {
+            li->passed++;
+            li->earned += rows[i].points;
+            npass++;
+        }
+    }
+    double score = 0, max = 0;
+    bool colour = isatty(STDOUT_FILENO);
+    const char *green = colour ? "\033[32m" : "", *red = colour ? "\033[31m" : "";
+    const char *bold = colour ? "\033[1m" : "", *off = colour ? "\033[0m" : "";
+    printf("%sGrade%s%s%s\n\n", bold, who[0] ? " of " : "", who, off);
+    printf("  %-30s %9s %11s %13s\n", "lesson", "tests", "points", "score");
+    for (int l = 0; l < MAX_LESSONS; l++) {
+        lesson_info *li = &lessons[l];
+        if (li->tests == 0)
+            continue;
+        double s = li->points > 0 ? li->weight * li->earned / li->points : 0;
+        score += s;
+        max += li->weight;
+        const char *c = li->passed == li->tests ? green : red;
+        printf("  %s%2d %-27s %4d/%-4d %5.1f/%-5.1f %6.2f/%-6.2f%s\n", c, l, li->title,
+               li->passed, li->tests, li->earned, li->points, s, li->weight, off);
+        if (li->notes[0])
+            printf("     %s%s%s\n", red, li->notes, off);
+    }
+    printf("  %-30s %9s %11s %6.2f/%-6.2f (%.1f%%)\n\n", "total", "", "", score, max,
+           max > 0 ? 100 * score / max : 0);
+    for (int i = 0, shown = 0; i < nrows && shown < 10; i++) {
+        if (!passed(&rows[i])) {
+            printf("  %sFAIL%s lesson %d %s: %s\n", red, off, rows[i].lesson, rows[i].name,
+                   rows[i].message);
+            shown++;
+        }
+    }
+    char path[2048];
+    snprintf(path, sizeof path, "%s/results.json", outdir);
+    write_json(path, score, max);
+    snprintf(path, sizeof path, "%s/junit.xml", outdir);
+    write_junit(path);
+    printf("  reports: %s/results.json, %s/junit.xml\n", outdir, outdir);
+    printf("%d passed, %d failed\n", npass, nrows - npass);
+    return 0;
+}

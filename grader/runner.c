@@ -1,0 +1,443 @@
+/*
+ * runner.c -- runs the hidden tests against one build of a submission.
+ *
+ *   runner -o results.tsv -d OUTDIR [-l LESSON]... [-t TEST] [-a]
+ *          [-s SECONDS] [-T times.tsv -m FACTOR] [-k plain-results.tsv]
+ *
+ * Timeouts: -s SECONDS for every test, or, with -T, FACTOR times the
+ * seconds the solution took for that test (times.tsv: test, seconds, as
+ * a calibration run writes it), but never less than -s.  -k skips the
+ * tests that did not pass in an earlier run (the plain build): they have
+ * already failed, and a sanitizer build would only take longer to say so.
+ *
+ * Every test runs alone, in a child forked by Check, and before the test
+ * starts the child closes itself in:
+ *   - stdout and stderr go to OUTDIR/<n>.out (the report quotes a capped
+ *     piece of it; nothing printed there can change a score);
+ *   - resource limits: CPU seconds, file size (1 MB; writes past it fail),
+ *     address space (not with -a: AddressSanitizer reserves terabytes of
+ *     virtual memory, and bounds its allocations itself), no core files;
+ *   - a seccomp filter: no fork, no exec.  Threads are allowed.  (A limit
+ *     on processes would not do: RLIMIT_NPROC does not bind root.)
+ * Check kills a child that outlives the timeout, whole process group.
+ *
+ * The result of each test comes from Check (the test's own assertions,
+ * or the signal or exit that ended the child), never from what the code
+ * under test prints.  One TSV line per test:
+ *   lesson  test  points  result  seconds  message  hint  output-file
+ * result is pass, fail, crash, timeout or skipped.  The runner writes the file
+ * itself after the children have exited.
+ */
+#include "grader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The hidden suites, in lesson order. */
+Suite *hidden_01_views(void);
+Suite *hidden_02_compact(void);
+
+static const struct {
+    int lesson;
+    Suite *(*make)(void);
+} suites[] = {
+    { 1, hidden_01_views },
+    { 2, hidden_02_compact },
+};
+#define NSUITES (int)(sizeof suites / sizeof suites[0])
+
+/* ---------------------------------------------------------------------- */
+/* Registration                                                           */
+/* ---------------------------------------------------------------------- */
+
+/* What the runner knows of each test case it registered. */
+typedef struct {
+    char name[160];       /* "slice_random[cpu]": also the TCase's name */
+    int lesson;
+    double points;
+    const char *hint;
+    nd_device dev;
+    double timeout;       /* seconds */
+    double solution;      /* seconds the solution took, or -1 if unknown */
+    bool skip;            /* failed in the run given by -k */
+} test_info;
+
+#define MAX_TESTS 2048
+static test_info tests[MAX_TESTS];
+static int ntests;
+static int suite_lesson;          /* the lesson of the suite being made */
+static const char *only_test;     /* -t */
+
+static const struct {
+    const char *name;
+    nd_device dev;
+} devices[] = {
+    { "cpu", ND_CPU },
+#ifdef ND_TEST_CUDA
+    { "cuda", ND_CUDA },
+#endif
+};
+#define NDEVICES (int)(sizeof devices / sizeof devices[0])
+
+Suite *g_suite(int lesson, const char *name)
+{
+    suite_lesson = lesson;
+    return suite_create(name);
+}
+
+/* The child's setup, defined below; it reads `current`. */
+static void child_setup(void);
+static double min_timeout = 10, timeout_factor = 20;
+
+/* Seconds the solution took per test (-T); whether a test passed in the
+ * plain build (-k: 1 passed, 0 did not). */
+typedef struct {
+    char name[160];
+    double value;
+} named_value;
+
+#define MAX_KNOWN 4096
+static named_value times[MAX_KNOWN], skips[MAX_KNOWN];
+static int ntimes, nskips;
+
+static double lookup(const char *name, const named_value *t, int n, double missing)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(t[i].name, name) == 0)
+            return t[i].value;
+    return missing;
+}
+
+void g_add(Suite *s, const char *fn_name, const TTest *fn, double points, const char *hint,
+           bool per_device)
+{
+    int n = per_device ? NDEVICES : 1;
+    for (int d = 0; d < n; d++) {
+        if (ntests == MAX_TESTS) {
+            fprintf(stderr, "runner: more than %d hidden tests\n", MAX_TESTS);
+            exit(2);
+        }
+        test_info *t = &tests[ntests];
+        snprintf(t->name, sizeof t->name, per_device ? "%s[%s]" : "%s", fn_name,
+                 devices[d].name);
+        if (only_test != NULL && strcmp(only_test, fn_name) != 0 &&
+            strcmp(only_test, t->name) != 0)
+            continue;
+        t->lesson = suite_lesson;
+        t->points = points / n;
+        t->hint = hint;
+        t->dev = devices[d].dev;
+        t->solution = lookup(t->name, times, ntimes, -1);
+        t->timeout = t->solution < 0 ? min_timeout : t->solution * timeout_factor;
+        if (t->timeout < min_timeout)
+            t->timeout = min_timeout;
+        t->skip = nskips > 0 && lookup(t->name, skips, nskips, 0) == 0;
+        ntests++;
+        TCase *tc = tcase_create(t->name);
+        tcase_add_checked_fixture(tc, child_setup, NULL);
+        tcase_set_timeout(tc, t->timeout);
+        tcase_add_test(tc, fn);
+        suite_add_tcase(s, tc);
+    }
+}
+
+/* ---------------------------------------------------------------------- */
+/* The child: limits before the test                                      */
+/* ---------------------------------------------------------------------- */
+
+static const test_info *current;  /* set by the parent before each fork */
+static char current_out[4096];
+static bool asan_build;
+
+#define OUTPUT_LIMIT (1 << 20)                  /* bytes a test may write */
+#define MEMORY_LIMIT ((rlim_t)2 << 30)          /* bytes of address space */
+
+static void limit(int resource, rlim_t value)
+{
+    struct rlimit r = { value, value };
+    setrlimit(resource, &r);
+}
+
+/* No new processes and no exec from here on; threads are fine. */
+static void forbid_processes(void)
+{
+#if defined(__x86_64__)
+#define ND_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define ND_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+#ifdef ND_AUDIT_ARCH
+#define DENY(nr, err) \
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), \
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (err))
+    struct sock_filter filter[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ND_AUDIT_ARCH, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+#ifdef __NR_fork
+        DENY(__NR_fork, EPERM),
+#endif
+#ifdef __NR_vfork
+        DENY(__NR_vfork, EPERM),
+#endif
+        DENY(__NR_execve, EPERM),
+        DENY(__NR_execveat, EPERM),
+        DENY(__NR_clone3, ENOSYS),   /* glibc then falls back to clone */
+        /* clone: allowed only to make a thread of this process */
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 3),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = { (unsigned short)(sizeof filter / sizeof filter[0]), filter };
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
+        fprintf(stderr, "runner: cannot install the seccomp filter: %s\n", strerror(errno));
+        _exit(3);
+    }
+#endif
+}
+
+static void child_setup(void)
+{
+    T_DEV = current->dev;
+    int fd = open(current_out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+        dup2(fd, STDOUT_FILENO);
+        dup2(fd, STDERR_FILENO);
+        close(fd);
+    }
+    setvbuf(stdout, NULL, _IONBF, 0);
+    signal(SIGXFSZ, SIG_IGN);   /* a write past the limit fails, it does not kill */
+    limit(RLIMIT_FSIZE, OUTPUT_LIMIT);
+    limit(RLIMIT_CPU, (rlim_t)current->timeout + 2);
+    limit(RLIMIT_CORE, 0);
+    if (!asan_build)
+        limit(RLIMIT_AS, MEMORY_LIMIT);
+    forbid_processes();
+}
+
+/* ---------------------------------------------------------------------- */
+/* The parent: run each test, explain how it ended                        */
+/* ---------------------------------------------------------------------- */
+
+/* The first line of the captured output that contains `needle`, copied
+ * to dst; false if none. */
+static bool find_line(const char *path, const char *needle, char *dst, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    char line[1024];
+    bool found = false;
+    while (f != NULL && !found && fgets(line, sizeof line, f) != NULL) {
+        if (strstr(line, needle) != NULL) {
+            line[strcspn(line, "\n")] = '\0';
+            snprintf(dst, cap, "%s", line);
+            found = true;
+        }
+    }
+    if (f != NULL)
+        fclose(f);
+    return found;
+}
+
+/* How a test that did not pass ended, in words a student can act on. */
+static const char *explain(TestResult *tr, const test_info *t, const char *out, char *dst,
+                           size_t cap, const char **result)
+{
+    const char *msg = tr_msg(tr);
+    char line[1024];
+    *result = "fail";
+    if (tr_rtype(tr) == CK_FAILURE)
+        return msg;
+    *result = "crash";
+    /* AddressSanitizer: "SUMMARY: AddressSanitizer: heap-buffer-overflow
+     * /path/02_compact.c:41 in gather_cpu"; UBSan: "...: runtime error: ..." */
+    if (find_line(out, "SUMMARY: AddressSanitizer: ", line, sizeof line)) {
+        char kind[128] = "", where[512] = "", fn[256] = "";
+        sscanf(strstr(line, "SUMMARY: "), "SUMMARY: AddressSanitizer: %127s %511s in %255s",
+               kind, where, fn);
+        const char *base = strrchr(where, '/');
+        snprintf(dst, cap, "%s in %s at %s (AddressSanitizer; the full report is in the "
+                 "test's output)", kind, fn[0] ? fn : "?", base ? base + 1 : where);
+        return dst;
+    }
+    if (find_line(out, ": runtime error: ", line, sizeof line)) {
+        /* "/path/02_compact.c:41:9: runtime error: store to ..." */
+        char *what = strstr(line, ": runtime error: ");
+        *what = '\0';
+        const char *base = strrchr(line, '/');
+        snprintf(dst, cap, "undefined behaviour at %s: %s (UBSan)", base ? base + 1 : line,
+                 what + strlen(": runtime error: "));
+        return dst;
+    }
+    if (strstr(msg, "timeout") != NULL) {
+        *result = "timeout";
+        char took[64] = "";
+        if (t->solution >= 0)
+            snprintf(took, sizeof took, " (the solution takes %.2f s)", t->solution);
+        snprintf(dst, cap, "killed after %.1f s%s: an endless loop, or far too slow",
+                 t->timeout, took);
+        return dst;
+    }
+    if (strstr(msg, "signal 24") != NULL) {   /* SIGXCPU */
+        *result = "timeout";
+        snprintf(dst, cap, "stopped after %.0f s of CPU time: an endless loop, or far too "
+                 "slow", t->timeout + 2);
+        return dst;
+    }
+    if (strstr(msg, "signal 11") != NULL)
+        snprintf(dst, cap, "crashed: segmentation fault (a read or write through a bad "
+                 "pointer or outside an array; run the tests with SAN=1 to see where)");
+    else if (strstr(msg, "signal 6") != NULL)
+        snprintf(dst, cap, "crashed: aborted (abort() or a failed assert)");
+    else if (strstr(msg, "signal 31") != NULL)
+        snprintf(dst, cap, "killed: a forbidden system call");
+    else
+        snprintf(dst, cap, "crashed: %s", msg);
+    return dst;
+}
+
+/* Write s as one TSV field: tabs and newlines become spaces. */
+static void tsv_field(FILE *f, const char *s)
+{
+    for (; *s; s++)
+        fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: runner -o results.tsv -d OUTDIR [-l LESSON]... [-t TEST] [-a]\n"
+                    "              [-s SECONDS] [-T times.tsv -m FACTOR] [-k results.tsv]\n");
+    exit(2);
+}
+
+/* Read "name<TAB>value" lines (times.tsv), or the names of the tests that
+ * passed in a results file (column 4 is "pass"), into a table. */
+static int read_table(const char *path, bool results, named_value *t)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        perror(path);
+        exit(2);
+    }
+    char line[8192];
+    int n = 0;
+    while (n < MAX_KNOWN && fgets(line, sizeof line, f) != NULL) {
+        char *fld[5] = { line };
+        for (int k = 1; k < 5 && fld[k - 1] != NULL; k++) {
+            fld[k] = strchr(fld[k - 1], '\t');
+            if (fld[k] != NULL)
+                *fld[k]++ = '\0';
+        }
+        if (results ? fld[3] == NULL : fld[1] == NULL)
+            continue;
+        snprintf(t[n].name, sizeof t[n].name, "%.159s", results ? fld[1] : fld[0]);
+        t[n++].value = results ? strncmp(fld[3], "pass", 4) == 0 : atof(fld[1]);
+    }
+    fclose(f);
+    return n;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+    const char *results_path = NULL, *outdir = NULL;
+    bool want[64] = { false }, any_lesson = false;
+    int opt;
+    while ((opt = getopt(argc, argv, "o:d:l:t:s:T:m:k:a")) != -1) {
+        switch (opt) {
+        case 'o': results_path = optarg; break;
+        case 'd': outdir = optarg; break;
+        case 'l': {
+            int l = atoi(optarg);
+            if (l < 1 || l > 63)
+                usage();
+            want[l] = any_lesson = true;
+            break;
+        }
+        case 't': only_test = optarg; break;
+        case 's': min_timeout = atof(optarg); break;
+        case 'T': ntimes = read_table(optarg, false, times); break;
+        case 'm': timeout_factor = atof(optarg); break;
+        case 'k': nskips = read_table(optarg, true, skips); break;
+        case 'a': asan_build = true; break;
+        default: usage();
+        }
+    }
+    if (results_path == NULL || outdir == NULL || min_timeout <= 0 || timeout_factor <= 0 ||
+        optind != argc)
+        usage();
+    FILE *results = fopen(results_path, "w");
+    if (results == NULL) {
+        perror(results_path);
+        return 2;
+    }
+    int passed = 0, failed = 0;
+    for (int i = 0; i < NSUITES; i++) {
+        if (any_lesson && !want[suites[i].lesson])
+            continue;
+        int first = ntests;
+        Suite *s = suites[i].make();
+        SRunner *sr = srunner_create(s);
+        srunner_set_fork_status(sr, CK_FORK);
+        for (int t = first; t < ntests; t++) {
+            current = &tests[t];
+            snprintf(current_out, sizeof current_out, "%s/%d.out", outdir, t);
+            char why[2048];
+            const char *result = "pass", *msg = "";
+            double seconds = 0;
+            if (current->skip) {
+                result = "skipped";
+                msg = "not run: it failed in the plain build already";
+                current_out[0] = '\0';
+            } else {
+                fflush(NULL);   /* the child must not flush our buffers again */
+                double t0 = now();
+                srunner_run(sr, NULL, current->name, CK_SILENT);
+                seconds = now() - t0;
+                TestResult **tr = srunner_results(sr);
+                TestResult *r = tr[srunner_ntests_run(sr) - 1];
+                if (tr_rtype(r) != CK_PASS)
+                    msg = explain(r, current, current_out, why, sizeof why, &result);
+                free(tr);
+            }
+            fprintf(results, "%d\t%s\t%g\t%s\t%.4f\t", current->lesson, current->name,
+                    current->points, result, seconds);
+            tsv_field(results, msg);
+            fputc('\t', results);
+            tsv_field(results, current->hint ? current->hint : "");
+            fprintf(results, "\t%s\n", current_out);
+            if (strcmp(result, "pass") == 0)
+                passed++;
+            else
+                failed++;
+        }
+        srunner_free(sr);
+    }
+    fclose(results);
+    printf("%d passed, %d failed\n", passed, failed);
+    return 0;
+}

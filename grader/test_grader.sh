@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# test_grader.sh -- the grader's self-tests, run by `make check`.
+#
+# The solution must score 100%; the skeleton 0, every test failing cleanly
+# with "not implemented".  Each folder in grader/selftest/submissions/
+# holds a submission as a patch against solution/ (so it follows the
+# solution as it changes) and an `expect` file, one claim a line:
+#   lesson N full|zero|partial   that lesson's score
+#   message TEXT                 some failing test says TEXT
+#   note N TEXT                  the build notes of lesson N say TEXT
+#   total full|zero|partial      the whole grade
+#   every-failure TEXT           every failing test fails cleanly, saying TEXT
+# Every grade must also end with "N passed, N failed" and take under two
+# minutes.  Prints "ok - NAME" or "not ok - NAME: why" per case, then the
+# line "N passed, N failed".
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 2
+work=$(mktemp -d "${TMPDIR:-/tmp}/grader-selftest.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+LIMIT_S=120
+
+make -s grader-objs >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
+
+# grade NAME TREE: grade into $work/NAME, note the seconds it took
+grade() {
+    local t0=$SECONDS
+    bash grader/grade.sh "$2" "$work/$1" >"$work/$1.log" 2>&1
+    echo "$? $((SECONDS - t0))" >"$work/$1.status"
+}
+
+# judge NAME EXPECT-FILE: print ok / not ok
+judge() {
+    local name=$1 expect=$2 rc secs why
+    read -r rc secs <"$work/$name.status"
+    why=""
+    [ "$rc" -eq 0 ] || why="grade.sh exited $rc: $(tail -n 3 "$work/$name.log" | tr '\n' ' ')"
+    [ -n "$why" ] || [ "$secs" -lt $LIMIT_S ] || why="took $secs s, more than $LIMIT_S s"
+    [ -n "$why" ] || tail -n 1 "$work/$name.log" | grep -qE '^[0-9]+ passed, [0-9]+ failed$' ||
+        why="the report does not end with 'N passed, N failed'"
+    [ -n "$why" ] || why=$(python3 - "$work/$name" "$expect" <<'EOF'
+import json, sys
+out, expect = sys.argv[1], sys.argv[2]
+res = json.load(open(f"{out}/results.json"))
+notes = [l.rstrip("\n").split("\t") for l in open(f"{out}/build-notes.tsv")]
+score, top = {}, {}
+for t in res["tests"]:
+    lesson = int(t["name"].split(":")[0].split()[1])
+    score[lesson] = score.get(lesson, 0) + t["score"]
+    top[lesson] = top.get(lesson, 0) + t["max_score"]
+for line in open(expect):
+    words = line.split()
+    if not words or words[0].startswith("#"):
+        continue
+    kind = words[0]
+    if kind == "lesson":
+        l, want = int(words[1]), words[2]
+        s, m = score.get(l, 0), top.get(l, 0)
+        got = "full" if m > 0 and abs(s - m) < 1e-9 else "zero" if s == 0 else "partial"
+        if got != want:
+            print(f"lesson {l} scored {s:.2f}/{m:.2f} ({got}), expected {want}")
+    elif kind == "total":
+        got = "full" if abs(res["score"] - res["max_score"]) < 1e-9 else "zero" if res["score"] == 0 else "partial"
+        if got != words[1]:
+            print(f"total {res['score']:.2f}/{res['max_score']:.2f} ({got}), expected {words[1]}")
+    elif kind == "message":
+        text = " ".join(words[1:])
+        if not any(text in t["output"] for t in res["tests"] if t["score"] < t["max_score"]):
+            print(f"no failing test says '{text}'")
+    elif kind == "note":
+        l, text = words[1], " ".join(words[2:])
+        if not any(n[0] == l and text in n[1] + ": " + n[2] for n in notes if len(n) == 3):
+            print(f"the build notes of lesson {l} do not say '{text}'")
+    elif kind == "every-failure":
+        text = " ".join(words[1:])
+        bad = [t["name"] for t in res["tests"] if t["score"] < t["max_score"] and
+               (text not in t["output"] or t["output"].startswith(("crash", "timeout")))]
+        if bad:
+            print(f"{len(bad)} failures do not fail cleanly with '{text}', e.g. {bad[0]}")
+    else:
+        print(f"unknown claim '{kind}' in {expect}")
+EOF
+)
+    if [ -z "$why" ]; then
+        echo "ok - $name (${secs} s)"
+    else
+        echo "not ok - $name: $(echo "$why" | head -n 3 | tr '\n' ' ')"
+    fi
+}
+
+# The solution first: its grade also times the tests for the timeouts.
+printf 'total full\n' >"$work/solution.expect"
+grade solution "$root/solution"
+printf 'total zero\nevery-failure not implemented\n' >"$work/skeleton.expect"
+
+# Then the skeleton and every submission, two at a time.
+cases=(skeleton)
+cp -R "$root/skeleton" "$work/tree-skeleton"
+for dir in grader/selftest/submissions/*/; do
+    name=$(basename "$dir")
+    cp -R "$root/solution" "$work/tree-$name"
+    if ! patch -s -p1 -d "$work/tree-$name" <"$dir/patch" >"$work/$name.log" 2>&1; then
+        echo "1 0" >"$work/$name.status"
+        echo "patch does not apply to solution/: update $dir/patch" >>"$work/$name.log"
+    fi
+    cases+=("$name")
+done
+running=0
+for name in "${cases[@]}"; do
+    [ -e "$work/$name.status" ] && continue
+    grade "$name" "$work/tree-$name" &
+    running=$((running + 1))
+    if [ $running -ge 2 ]; then
+        wait -n
+        running=$((running - 1))
+    fi
+done
+wait
+
+passed=0 failed=0
+for name in solution "${cases[@]}"; do
+    expect="$work/$name.expect"
+    [ -e "$expect" ] || expect="grader/selftest/submissions/$name/expect"
+    line=$(judge "$name" "$expect")
+    echo "$line"
+    case $line in ok*) passed=$((passed + 1)) ;; *) failed=$((failed + 1)) ;; esac
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
