@@ -6,6 +6,7 @@
 #   T=NAME                        only the test NAME (e.g. T=reshape_random)
 #   SAN=1                         build with AddressSanitizer and UBSan
 #   V=1                           show every compiler command
+#   F=GROUP                       make bench: only compact, ewise, reduce or matmul
 
 TREE ?= solution
 SAN ?= 0
@@ -20,7 +21,8 @@ MAKEFLAGS += --no-print-directory
 # Build outputs go to build/<tree>/<variant>/, e.g. build/solution/normal.
 TREE_ABS := $(abspath $(TREE))
 TREE_ID := $(subst /,_,$(patsubst $(CURDIR)/%,%,$(TREE_ABS)))
-VARIANT := $(if $(filter 1,$(SAN)),asan,normal)
+# BENCH=1 is the benchmark build (make bench sets it): tuned for this CPU.
+VARIANT := $(if $(filter 1,$(SAN)),asan,$(if $(filter 1,$(BENCH)),bench,normal))
 B := build/$(TREE_ID)/$(VARIANT)
 
 CC ?= cc
@@ -33,6 +35,8 @@ CFLAGS_COMMON := -std=c11 -g -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L
 CFLAGS_LIB := -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wformat=2
 ifeq ($(SAN),1)
 OPT := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+else ifeq ($(BENCH),1)
+OPT := -O3 -march=native
 else
 OPT := -O2
 endif
@@ -49,7 +53,7 @@ SAN_ENV := CK_TIMEOUT_MULTIPLIER=4 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 RUN_ENV := $(if $(filter 1,$(SAN)),$(SAN_ENV))
 
-.PHONY: intro help deps build test skeleton skeleton-check check clean
+.PHONY: intro help deps build test bench grade skeleton skeleton-check check clean
 
 intro: deps ## (no target) what this is, and where to start
 	@echo "A workbook that builds a strided n-dimensional array in C and CUDA, lesson by lesson."
@@ -60,7 +64,7 @@ intro: deps ## (no target) what this is, and where to start
 	@echo "  make help                    every target"
 
 help: ## list every target
-	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
 		awk 'BEGIN {FS = ":.*## "}; {printf "  %-16s %s\n", $$1, $$2}'
 	@echo
 	@echo "  Variables: TREE=solution|skeleton|PATH  L=lesson  T=test  SAN=1 (sanitizers)"
@@ -74,6 +78,15 @@ test: deps $(RUNNER) ## run the public tests on TREE (L=N one lesson, T=name one
 	@echo "Testing $(TREE) ($(VARIANT) build)"
 	@$(RUN_ENV) $(RUNNER) $(if $(L),-l $(L)) $(if $(T),-t $(T))
 
+bench: ## CPU benchmarks of TREE: a table, and build/bench/cpu.tsv (installs OpenBLAS)
+	@bash grader/install-deps.sh --bench
+	@$(MAKE) BENCH=1 TREE=$(TREE) build/$(TREE_ID)/bench/bench_cpu
+	@mkdir -p build/bench
+	@# OpenBLAS picks its kernels for this CPU unless OPENBLAS_CORETYPE forces
+	@# others (some machines set it); compare against its own best choice.
+	env -u OPENBLAS_CORETYPE build/$(TREE_ID)/bench/bench_cpu -o build/bench/cpu.tsv $(if $(F),-f $(F))
+	@echo "wrote build/bench/cpu.tsv"
+
 skeleton: ## regenerate skeleton/ from solution/
 	@python3 grader/skelgen.py solution skeleton
 	@echo "skeleton/ regenerated from solution/"
@@ -85,7 +98,8 @@ skeleton-check: ## fail if skeleton/ differs from what `make skeleton` would wri
 	else echo "skeleton/ is out of date: run 'make skeleton' and commit it" >&2; \
 	diff -r "$$tmp/skeleton" skeleton | head -20 >&2; exit 1; fi
 
-check: deps ## the project's own checks (CI runs this)
+check: ## the project's own checks (CI runs this)
+	@bash grader/install-deps.sh --check
 	@bash tests/check.sh
 
 clean: ## remove build/
@@ -108,5 +122,13 @@ $(B)/tests/%.o: tests/%.c
 $(RUNNER): $(TEST_OBJS) $(B)/libnd.a
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(OPT) $^ $(CHECK_LIBS) -lm -o $@
+
+include grader/grader.mk
+include docs/docs.mk
+
+# The benchmark links OpenBLAS, which only `make bench` needs.
+$(B)/bench_cpu: tests/bench/bench_cpu.c $(B)/libnd.a
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_COMMON) $(OPT) -I$(TREE)/include $< $(B)/libnd.a -lopenblas -lm -o $@
 
 -include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d)

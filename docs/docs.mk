@@ -1,0 +1,53 @@
+# docs/docs.mk -- the web site of the workbook.  The top-level Makefile
+# includes this file (`-include docs/docs.mk`); on its own:
+#     make -f Makefile -f docs/docs.mk docs
+#
+#   make docs                      the student site in build/site/
+#   make docs EDITION=instructor   with the solutions, in build/site-instructor/
+#   make docs-check                build, then open every page in headless
+#                                  Chromium: broken links, missing images,
+#                                  unrendered math, script errors
+#
+# Pipeline: grader/install-deps.sh --docs (Debian packages), then
+# docs/check_snippets.py (every included tag exists, no pasted C, the
+# included sources compile), the figure generators (lessons/figures/*.c,
+# linked against the solution library), then docs/site.py (pandoc).
+
+EDITION ?= student
+DOCS_SITE := build/site$(if $(filter instructor,$(EDITION)),-instructor)
+DOCS_BUILD := build/docs
+DOCS_LIB := build/solution/normal/libnd.a
+DOCS_FIG_SRCS := $(sort $(wildcard lessons/figures/*_svg.c))
+DOCS_FIG_BINS := $(patsubst lessons/figures/%.c,$(DOCS_BUILD)/%,$(DOCS_FIG_SRCS))
+DOCS_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L \
+	-Isolution/include -Ilessons/figures
+
+.PHONY: docs docs-check docs-deps docs-snippets docs-figures docs-lib
+
+docs: docs-deps docs-snippets docs-figures ## the web book: lessons and guides as HTML in build/site/ (EDITION=instructor adds solutions)
+	@python3 docs/site.py --edition $(EDITION) --out $(DOCS_SITE)
+	@echo "docs: open $(DOCS_SITE)/index.html"
+
+docs-check: docs ## make docs, then open every page in headless Chromium: links, images, math, JS errors
+	@bash grader/install-deps.sh --check
+	@python3 docs/browser_check.py $(DOCS_SITE) build/site-check
+
+docs-deps:
+	@bash grader/install-deps.sh --docs
+
+docs-snippets:
+	@python3 docs/check_snippets.py
+
+# The figures draw views made by the ndarray itself, so they link the
+# solution's library (built by the top-level Makefile's own rule).
+docs-lib:
+	@$(MAKE) -s -f Makefile TREE=solution SAN=0 BENCH=0 $(DOCS_LIB)
+
+docs-figures: $(DOCS_FIG_BINS)
+	@mkdir -p $(DOCS_SITE)/figures
+	@for f in $(DOCS_FIG_BINS); do $$f $(DOCS_SITE)/figures || exit 1; done
+
+$(DOCS_BUILD)/%_svg: lessons/figures/%_svg.c $(wildcard lessons/figures/*.h) docs-lib
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	@$(CC) $(DOCS_CFLAGS) $< $(DOCS_LIB) -lm -o $@
