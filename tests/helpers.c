@@ -86,6 +86,14 @@ int64_t t_numel(int ndim, const int64_t *shape)
     return n;
 }
 
+void *t_alloc(size_t n)
+{
+    void *p = malloc(n > 0 ? n : 1);
+    if (p == NULL)
+        FAIL("test setup: out of memory for %zu bytes", n);
+    return p;
+}
+
 float *t_floats(int64_t n)
 {
     float *p = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
@@ -121,6 +129,51 @@ nd_array t_random_array(t_rng *r, int ndim, const int64_t *shape, float lo, floa
     nd_array a = from_values(ndim, shape, v);
     free(v);
     return a;
+}
+
+nd_array t_view_of(int64_t size, const float *values, int ndim, const int64_t *shape,
+                   const int64_t *strides, int64_t offset)
+{
+    nd_array base, v;
+    must(nd_from_host(T_DEV, 1, &size, values, &base), "nd_from_host");
+    must(nd_as_strided(&base, ndim, shape, strides, offset, &v), "nd_as_strided");
+    nd_release(&base);
+    return v;
+}
+
+nd_array t_array_of(int ndim, const int64_t *shape, const float *values)
+{
+    return from_values(ndim, shape, values);
+}
+
+const float *t_iota(int64_t n)
+{
+    static float v[64];
+    if (n > 64)
+        FAIL("t_iota: %" PRId64 " values asked, 64 at most", n);
+    for (int64_t i = 0; i < n; i++)
+        v[i] = (float)i;
+    return v;
+}
+
+static bool same_layout_upto(const nd_array *a, const nd_array *b, int n)
+{
+    if (a->buf != b->buf || a->ndim != b->ndim || a->offset != b->offset)
+        return false;
+    for (int k = 0; k < n; k++)
+        if (a->shape[k] != b->shape[k] || a->strides[k] != b->strides[k])
+            return false;
+    return true;
+}
+
+bool t_same_view(const nd_array *a, const nd_array *b)
+{
+    return same_layout_upto(a, b, a->ndim < 0 || a->ndim > ND_MAX_DIMS ? 0 : a->ndim);
+}
+
+bool t_same_struct(const nd_array *a, const nd_array *b)
+{
+    return same_layout_upto(a, b, ND_MAX_DIMS);
 }
 
 nd_array t_nan_array(int ndim, const int64_t *shape)

@@ -55,6 +55,10 @@ int64_t t_numel(int ndim, const int64_t *shape);
  * memory.  The caller frees it. */
 float *t_floats(int64_t n);
 
+/* malloc'd room for n bytes (at least one); fails the test when out of
+ * memory.  The caller frees it. */
+void *t_alloc(size_t n);
+
 /* A random shape of ndim axes, each size in [0, max_size] (0 only when
  * allow_zero), total elements at most max_numel.  Returns ndim. */
 int t_random_shape(t_rng *r, int ndim, int64_t max_size, bool allow_zero,
@@ -70,6 +74,24 @@ nd_array t_arange(int ndim, const int64_t *shape);
 
 /* A new compact array on T_DEV filled with random values in [lo, hi). */
 nd_array t_random_array(t_rng *r, int ndim, const int64_t *shape, float lo, float hi);
+
+/* A view, on T_DEV, of a new buffer holding `size` floats copied from
+ * `values`, with the given shape, strides and offset.  Caller releases. */
+nd_array t_view_of(int64_t size, const float *values, int ndim, const int64_t *shape,
+                   const int64_t *strides, int64_t offset);
+
+/* A new compact array on T_DEV of `shape` holding `values`, row-major. */
+nd_array t_array_of(int ndim, const int64_t *shape, const float *values);
+
+/* 0, 1, ..., n-1 as floats, in a static table (n <= 64). */
+const float *t_iota(int64_t n);
+
+/* Whether two views are the same: buffer, ndim, offset, and the shape and
+ * strides of their axes.  t_same_struct also compares the unused entries
+ * past ndim: the whole struct, as a function must leave an output it
+ * does not write. */
+bool t_same_view(const nd_array *a, const nd_array *b);
+bool t_same_struct(const nd_array *a, const nd_array *b);
 
 /* A new compact array on T_DEV full of NaN: an output nobody wrote shows. */
 nd_array t_nan_array(int ndim, const int64_t *shape);

@@ -42,27 +42,6 @@
     } while (0)
 
 /* Like T_ERR, and the message must name the operation `op`. */
-/* A view of a new host-made buffer holding `values` (size floats). */
-static nd_array view_of(int64_t size, const float *values, int ndim, const int64_t *shape,
-                        const int64_t *strides, int64_t offset)
-{
-    nd_array base, v;
-    T_OK(nd_from_host(T_DEV, 1, &size, values, &base));
-    T_OK(nd_as_strided(&base, ndim, shape, strides, offset, &v));
-    nd_release(&base);
-    return v;
-}
-
-/* 0, 1, ..., n-1 as floats, in a static table (n <= 64). */
-static const float *iota(int64_t n)
-{
-    static float v[64];
-    ck_assert(n <= 64);
-    for (int64_t i = 0; i < n; i++)
-        v[i] = (float)i;
-    return v;
-}
-
 /* The same view over a new buffer of the same size holding -0.25, -1.25,
  * ...: values no buffer of t_random_view holds (those are 0.5, 1.5, ...),
  * so a value copied from the wrong array shows.  Releases v. */
@@ -72,7 +51,7 @@ static nd_array relabel(nd_array v)
     float *vals = t_floats(size);
     for (int64_t i = 0; i < size; i++)
         vals[i] = -(float)i - 0.25f;
-    nd_array out = view_of(size, vals, v.ndim, v.shape, v.strides, v.offset);
+    nd_array out = t_view_of(size, vals, v.ndim, v.shape, v.strides, v.offset);
     free(vals);
     nd_release(&v);
     return out;
@@ -111,16 +90,6 @@ static nd_array sub_view(t_rng *r, nd_array v)
     return w;
 }
 
-static bool same_view(const nd_array *a, const nd_array *b)
-{
-    if (a->buf != b->buf || a->ndim != b->ndim || a->offset != b->offset)
-        return false;
-    for (int k = 0; k < a->ndim; k++)
-        if (a->shape[k] != b->shape[k] || a->strides[k] != b->strides[k])
-            return false;
-    return true;
-}
-
 /* nd_compact(a) must give a NEW compact array holding want (row-major),
  * leaving a and its buffer as they were. */
 static void check_compact(const nd_array *a, const float *want, const char *what)
@@ -157,7 +126,7 @@ static void check_compact(const nd_array *a, const float *want, const char *what
     snprintf(in_buf, sizeof in_buf, "%s: the input's buffer", what);
     t_assert_floats(after, before, 1, &size, in_buf, "compact reads its input and never "
                     "writes it");
-    ck_assert_msg(same_view(a, &copy) && a->buf->refcount == refs,
+    ck_assert_msg(t_same_view(a, &copy) && a->buf->refcount == refs,
                   "%s: nd_compact changed its input view or its buffer's refcount", what);
     nd_release(&out);
     free(before);
@@ -649,7 +618,7 @@ START_TEST(compact_special_views)
         { "shape (3,0) with its offset at the buffer's end", 2, { 3, 0 }, { 4, 1 }, 12, { 0 } },
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        nd_array a = view_of(12, iota(12), cases[c].ndim, cases[c].shape, cases[c].strides,
+        nd_array a = t_view_of(12, t_iota(12), cases[c].ndim, cases[c].shape, cases[c].strides,
                              cases[c].offset);
         char what[600];
         snprintf(what, sizeof what, "nd_compact of %s, %s", cases[c].what, t_describe(&a));
@@ -686,7 +655,7 @@ START_TEST(compact_out_aliases_input)
 {
     /* nd_compact(&x, &x): x becomes the copy and its old reference goes. */
     int64_t shape[2] = { 4, 3 }, strides[2] = { 1, 4 };
-    nd_array base = view_of(12, iota(12), 1, (int64_t[]){ 12 }, (int64_t[]){ 1 }, 0), x;
+    nd_array base = t_view_of(12, t_iota(12), 1, (int64_t[]){ 12 }, (int64_t[]){ 1 }, 0), x;
     T_OK(nd_as_strided(&base, 2, shape, strides, 0, &x));
     T_OK(nd_compact(&x, &x));
     ck_assert_msg(x.buf != base.buf, "nd_compact(&x, &x) must give x a new buffer");
@@ -713,7 +682,7 @@ START_TEST(compact_large)
     for (int64_t i = 0; i < n; i++)
         v[i] = (float)i;
 
-    nd_array t = view_of(n, v, 2, (int64_t[]){ 1024, 1024 }, (int64_t[]){ 1, 1024 }, 0);
+    nd_array t = t_view_of(n, v, 2, (int64_t[]){ 1024, 1024 }, (int64_t[]){ 1, 1024 }, 0);
     for (int64_t i = 0; i < 1024; i++)
         for (int64_t j = 0; j < 1024; j++)
             want[i * 1024 + j] = (float)(j * 1024 + i);
@@ -721,7 +690,7 @@ START_TEST(compact_large)
     nd_release(&t);
 
     /* element (i,j,k) is base[63-j][k][i] */
-    nd_array p = view_of(n, v, 3, (int64_t[]){ 128, 64, 128 },
+    nd_array p = t_view_of(n, v, 3, (int64_t[]){ 128, 64, 128 },
                          (int64_t[]){ 1, -16384, 128 }, 63 * 16384);
     for (int64_t i = 0; i < 128; i++)
         for (int64_t j = 0; j < 64; j++)
@@ -829,7 +798,7 @@ START_TEST(setitem_broadcast)
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         int64_t off = cases[c].dst_strides[0] < 0 ? 11 : 0;
-        nd_array dst = view_of(12, iota(12), cases[c].dst_ndim, cases[c].dst_shape,
+        nd_array dst = t_view_of(12, t_iota(12), cases[c].dst_ndim, cases[c].dst_shape,
                                cases[c].dst_strides, off), src;
         T_OK(nd_from_host(T_DEV, cases[c].src_ndim, cases[c].src_shape, cases[c].src, &src));
         char what[800];
@@ -845,8 +814,8 @@ START_TEST(setitem_broadcast)
     }
 
     /* a broadcast src made by stride 0: (3,4) strides (0,1) of 20..23 */
-    nd_array dst = view_of(12, iota(12), 2, (int64_t[]){ 3, 4 }, (int64_t[]){ 4, 1 }, 0);
-    nd_array src = view_of(4, (float[]){ 20, 21, 22, 23 }, 2, (int64_t[]){ 3, 4 },
+    nd_array dst = t_view_of(12, t_iota(12), 2, (int64_t[]){ 3, 4 }, (int64_t[]){ 4, 1 }, 0);
+    nd_array src = t_view_of(4, (float[]){ 20, 21, 22, 23 }, 2, (int64_t[]){ 3, 4 },
                            (int64_t[]){ 0, 1 }, 0);
     check_setitem(&dst, &src, 0, "nd_setitem of a stride-0 (3,4) src");
     nd_release(&dst);
@@ -934,7 +903,7 @@ START_TEST(setitem_disjoint_same_buffer)
     for (int i = 0; i < 48; i++)
         values[i] = (float)i;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        nd_array base = view_of(48, values, 1, (int64_t[]){ 48 }, (int64_t[]){ 1 }, 0);
+        nd_array base = t_view_of(48, values, 1, (int64_t[]){ 48 }, (int64_t[]){ 1 }, 0);
         nd_array dst, src;
         T_OK(nd_as_strided(&base, cases[c].ndim, cases[c].shape, cases[c].dst_strides,
                            cases[c].dst_offset, &dst));
@@ -969,7 +938,7 @@ START_TEST(setitem_zero_size)
         { "(3,0) = (0,)", 2, { 3, 0 }, { 1, 3 }, 2, 1, { 0 } },
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        nd_array dst = view_of(12, iota(12), cases[c].dst_ndim, cases[c].dst_shape,
+        nd_array dst = t_view_of(12, t_iota(12), cases[c].dst_ndim, cases[c].dst_shape,
                                cases[c].dst_strides, cases[c].dst_offset);
         nd_array src = t_arange(cases[c].src_ndim, cases[c].src_shape);
         char what[600];

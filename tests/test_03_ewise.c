@@ -58,25 +58,6 @@
 /* Relative tolerance of pow, exp, log and tanh: 4 ulp (see the top). */
 #define ULP4 (4.0 * FLT_EPSILON)
 
-/* A view of a new host-made buffer holding `values` (size floats). */
-static nd_array view_of(int64_t size, const float *values, int ndim, const int64_t *shape,
-                        const int64_t *strides, int64_t offset)
-{
-    nd_array base, v;
-    T_OK(nd_from_host(T_DEV, 1, &size, values, &base));
-    T_OK(nd_as_strided(&base, ndim, shape, strides, offset, &v));
-    nd_release(&base);
-    return v;
-}
-
-/* A compact array of `shape` holding `values`, row-major. */
-static nd_array array_of(int ndim, const int64_t *shape, const float *values)
-{
-    nd_array a;
-    T_OK(nd_from_host(T_DEV, ndim, shape, values, &a));
-    return a;
-}
-
 /* "shape=(2,3) strides=(3,1) offset=0" into dst. */
 static const char *describe(const nd_array *v, char *dst, size_t cap)
 {
@@ -85,16 +66,6 @@ static const char *describe(const nd_array *v, char *dst, size_t cap)
              nd_shape_str(v->ndim, v->shape, sh, sizeof sh),
              nd_shape_str(v->ndim, v->strides, st, sizeof st), v->offset);
     return dst;
-}
-
-static bool same_view(const nd_array *a, const nd_array *b)
-{
-    if (a->buf != b->buf || a->ndim != b->ndim || a->offset != b->offset)
-        return false;
-    for (int k = 0; k < a->ndim; k++)
-        if (a->shape[k] != b->shape[k] || a->strides[k] != b->strides[k])
-            return false;
-    return true;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -313,7 +284,7 @@ static void assert_input_kept(snapshot *s, const nd_buffer *out_buf, const char 
 {
     if (s->v == NULL)
         return;
-    ck_assert_msg(same_view(s->v, &s->before), "%s: the call changed input %s's view",
+    ck_assert_msg(t_same_view(s->v, &s->before), "%s: the call changed input %s's view",
                   what, name);
     ck_assert_msg(s->v->buf->refcount == s->refs, "%s: input %s's buffer has refcount %"
                   PRId64 " after the call, %" PRId64 " before: release every view you "
@@ -421,7 +392,7 @@ static nd_array with_values(t_rng *r, nd_array v, float lo, float hi)
     float *vals = t_floats(size);
     for (int64_t i = 0; i < size; i++)
         vals[i] = random_value(r, lo, hi);
-    nd_array out = view_of(size, vals, v.ndim, v.shape, v.strides, v.offset);
+    nd_array out = t_view_of(size, vals, v.ndim, v.shape, v.strides, v.offset);
     free(vals);
     nd_release(&v);
     return out;
@@ -544,7 +515,7 @@ static nd_array strided_row(t_rng *r, int64_t n, int64_t step, float lo, float h
     float *vals = t_floats(size);
     for (int64_t i = 0; i < size; i++)
         vals[i] = random_value(r, lo, hi);
-    nd_array v = view_of(size, vals, 1, &n, &step, step < 0 ? 1 + reach : 1);
+    nd_array v = t_view_of(size, vals, 1, &n, &step, step < 0 ? 1 + reach : 1);
     free(vals);
     return v;
 }
@@ -633,8 +604,8 @@ START_TEST(binary_broadcast_cases)
           { 0 } },
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        nd_array a = array_of(cases[c].na, cases[c].sa, cases[c].a);
-        nd_array b = array_of(cases[c].nb, cases[c].sb, cases[c].b), out;
+        nd_array a = t_array_of(cases[c].na, cases[c].sa, cases[c].a);
+        nd_array b = t_array_of(cases[c].nb, cases[c].sb, cases[c].b), out;
         char what[300];
         snprintf(what, sizeof what, "nd_binary(%s) of %s", binops[cases[c].op].name,
                  cases[c].what);
@@ -678,7 +649,7 @@ START_TEST(binary_ieee)
     };
     int64_t one = 1;
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        nd_array x = array_of(1, &one, &rows[i].x), y = array_of(0, NULL, &rows[i].y), out;
+        nd_array x = t_array_of(1, &one, &rows[i].x), y = t_array_of(0, NULL, &rows[i].y), out;
         char what[200];
         snprintf(what, sizeof what, "%s of x = %g and y = %g", binops[rows[i].op].name,
                  (double)rows[i].x, (double)rows[i].y);
@@ -726,7 +697,7 @@ START_TEST(unary_ieee)
     };
     int64_t one = 1;
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        nd_array x = array_of(1, &one, &rows[i].x), out;
+        nd_array x = t_array_of(1, &one, &rows[i].x), out;
         char what[200];
         snprintf(what, sizeof what, "%s of x = %g", unops[rows[i].op].name,
                  (double)rows[i].x);
@@ -803,7 +774,7 @@ START_TEST(new_out_aliases_input)
         { "nd_unary(ND_NEG, &x, &x)", { -1, -2, -3, -4, -5, -6 } },
     };
     for (int f = 0; f < 5; f++) {
-        nd_array x = array_of(2, shape, xs), y = array_of(1, &row, ys), keep_x, keep_y;
+        nd_array x = t_array_of(2, shape, xs), y = t_array_of(1, &row, ys), keep_x, keep_y;
         T_OK(nd_share(&x, &keep_x));
         T_OK(nd_share(&y, &keep_y));
         nd_array *out = f == 0 ? &x : f == 1 ? &y : &x;
@@ -846,7 +817,7 @@ START_TEST(ewise_large)
         x[i] = (float)(i % 1000);
         y[i] = (float)(i % 7) - 3;
     }
-    nd_array a = array_of(2, shape, x), b = array_of(2, shape, y), out;
+    nd_array a = t_array_of(2, shape, x), b = t_array_of(2, shape, y), out;
     T_OK(nd_binary(ND_ADD, &a, &b, &out));
     for (int64_t i = 0; i < n; i++)
         want[i] = x[i] + y[i];
@@ -861,8 +832,8 @@ START_TEST(ewise_large)
                     EWISE_HINT);
 
     /* element (i,j) of the transpose is x[j*1024 + i]; the column adds y[i] */
-    nd_array t = view_of(n, x, 2, shape, (int64_t[]){ 1, side }, 0);
-    nd_array c = array_of(2, col, y);
+    nd_array t = t_view_of(n, x, 2, shape, (int64_t[]){ 1, side }, 0);
+    nd_array c = t_array_of(2, col, y);
     T_OK(nd_binary(ND_SUB, &t, &c, &out));
     for (int64_t i = 0; i < side; i++)
         for (int64_t j = 0; j < side; j++)
@@ -997,7 +968,7 @@ START_TEST(into_wrong_dst)
         float *vals = t_floats(size);
         for (int64_t i = 0; i < size; i++)
             vals[i] = (float)i;
-        nd_array d = view_of(size, vals, bad[c].ndim, bad[c].shape, strides, 1);
+        nd_array d = t_view_of(size, vals, bad[c].ndim, bad[c].shape, strides, 1);
         char what[300], sh[200];
         snprintf(what, sizeof what, "nd_binary_into of (3,1) and (1,4) into dst %s",
                  nd_shape_str(bad[c].ndim, bad[c].shape, sh, sizeof sh));

@@ -75,35 +75,6 @@ static void *alloc_zeroed(int64_t n, size_t size)
     return p;
 }
 
-/* A view of a new host-made buffer holding `values` (size floats). */
-static nd_array view_of(int64_t size, const float *values, int ndim, const int64_t *shape,
-                        const int64_t *strides, int64_t offset)
-{
-    nd_array base, v;
-    T_OK(nd_from_host(T_DEV, 1, &size, values, &base));
-    T_OK(nd_as_strided(&base, ndim, shape, strides, offset, &v));
-    nd_release(&base);
-    return v;
-}
-
-/* A compact array of the given shape holding `values`, row-major. */
-static nd_array array_of(int ndim, const int64_t *shape, const float *values)
-{
-    nd_array a;
-    T_OK(nd_from_host(T_DEV, ndim, shape, values, &a));
-    return a;
-}
-
-/* 0, 1, ..., n-1 as floats, in a static table (n <= 64). */
-static const float *iota(int64_t n)
-{
-    static float v[64];
-    ck_assert(n <= 64);
-    for (int64_t i = 0; i < n; i++)
-        v[i] = (float)i;
-    return v;
-}
-
 /* Values for a new buffer (see revalue). */
 typedef enum {
     SIGNED_1_2,     /* +-[1,2): a missed or extra element moves a sum by >= 1 */
@@ -131,7 +102,7 @@ static nd_array revalue(t_rng *r, nd_array v, value_kind kind)
     float *vals = alloc_zeroed(size, sizeof(float));
     for (int64_t i = 0; i < size; i++)
         vals[i] = random_value(r, kind);
-    nd_array out = view_of(size, vals, v.ndim, v.shape, v.strides, v.offset);
+    nd_array out = t_view_of(size, vals, v.ndim, v.shape, v.strides, v.offset);
     free(vals);
     nd_release(&v);
     return out;
@@ -275,16 +246,6 @@ static void assert_sums(const nd_array *out, const reference *ref, const char *w
     free(got);
 }
 
-static bool same_view(const nd_array *a, const nd_array *b)
-{
-    if (a->buf != b->buf || a->ndim != b->ndim || a->offset != b->offset)
-        return false;
-    for (int k = 0; k < a->ndim; k++)
-        if (a->shape[k] != b->shape[k] || a->strides[k] != b->strides[k])
-            return false;
-    return true;
-}
-
 /* out must be a new compact array on T_DEV with the reference's shape
  * and values. */
 static void check_result(nd_reduce_op op, const nd_array *out, const nd_array *a,
@@ -340,7 +301,7 @@ static void check_reduce(nd_reduce_op op, const nd_array *a, int naxes, const in
     snprintf(in_buf, sizeof in_buf, "%s: the input's buffer", what);
     t_assert_floats(after, before, 1, &size, in_buf, "reduce reads its input and never "
                     "writes it");
-    CHECK(same_view(a, &copy) && a->buf->refcount == refs,
+    CHECK(t_same_view(a, &copy) && a->buf->refcount == refs,
           "%s: nd_reduce changed its input view, or its buffer's refcount from %" PRId64
           " to %" PRId64 " (release the views you make)", what, refs, a->buf->refcount);
     free(before);
@@ -488,7 +449,7 @@ START_TEST(reduce_examples)
           0, { 0 }, { 5 } },
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        nd_array a = view_of(24, iota(24), cases[c].ndim, cases[c].shape, cases[c].strides,
+        nd_array a = t_view_of(24, t_iota(24), cases[c].ndim, cases[c].shape, cases[c].strides,
                              cases[c].offset), out;
         char what[900], desc[700];
         snprintf(what, sizeof what, "nd_reduce, %s: %s", cases[c].what,
@@ -560,7 +521,7 @@ START_TEST(reduce_out_aliases_input)
     /* nd_reduce(op, &x, ..., &x): x becomes the result and its old
      * reference goes. */
     for (int op = ND_SUM; op <= ND_MAX; op++) {
-        nd_array base = view_of(12, iota(12), 2, (int64_t[]){ 3, 4 }, (int64_t[]){ 4, 1 }, 0);
+        nd_array base = t_view_of(12, t_iota(12), 2, (int64_t[]){ 3, 4 }, (int64_t[]){ 4, 1 }, 0);
         nd_array x;
         T_OK(nd_share(&base, &x));
         T_OK(nd_reduce((nd_reduce_op)op, &x, 1, (int[]){ 1 }, false, &x));
@@ -610,7 +571,7 @@ START_TEST(reduce_empty)
     nd_release(&first);
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         /* an empty view at the end of a buffer of 12 */
-        nd_array a = view_of(12, iota(12), cases[c].ndim, cases[c].shape,
+        nd_array a = t_view_of(12, t_iota(12), cases[c].ndim, cases[c].shape,
                              (int64_t[]){ 4, 1, 1 }, 12);
         for (int op = ND_SUM; op <= ND_MAX; op++) {
             char what[900], desc[700];
@@ -623,7 +584,7 @@ START_TEST(reduce_empty)
         nd_release(&a);
     }
     /* The sums of three empty rows are 0, and the max's message says why. */
-    nd_array a = view_of(12, iota(12), 2, (int64_t[]){ 3, 0 }, (int64_t[]){ 4, 1 }, 0);
+    nd_array a = t_view_of(12, t_iota(12), 2, (int64_t[]){ 3, 0 }, (int64_t[]){ 4, 1 }, 0);
     T_OK(nd_reduce(ND_SUM, &a, 1, (int[]){ 1 }, false, &out));
     t_assert_values(&out, (float[]){ 0, 0, 0 }, "the sums of the rows of a (3,0) array",
                     "the sum of no elements is 0");
@@ -648,7 +609,7 @@ START_TEST(reduce_max_special_values)
         for (int64_t i = 0; i < 2 * n; i++)
             v[i] = -(float)((7 * i + 3) % 11) - 0.5f;   /* -0.5 first at i = 9 */
         for (int64_t step = 1; step <= 2; step++) {
-            nd_array a = view_of(2 * n, v, 1, &n, &step, 0), out;
+            nd_array a = t_view_of(2 * n, v, 1, &n, &step, 0), out;
             float want = v[0];
             for (int64_t i = 1; i < n; i++)
                 want = v[i * step] > want ? v[i * step] : want;
@@ -665,7 +626,7 @@ START_TEST(reduce_max_special_values)
             for (int64_t i = 0; i < n; i++)
                 v[i] = (float)(i % 7);
             v[where[w]] = NAN;
-            nd_array a = view_of(n, v, 1, &n, (int64_t[]){ 1 }, 0), out;
+            nd_array a = t_view_of(n, v, 1, &n, (int64_t[]){ 1 }, 0), out;
             char what[300];
             snprintf(what, sizeof what, "the max of %" PRId64 " values, NaN at %" PRId64,
                      n, where[w]);
@@ -688,7 +649,7 @@ START_TEST(reduce_max_special_values)
         { "[-FLT_MAX, -inf]", 2, { -FLT_MAX, -INFINITY }, -FLT_MAX },
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        nd_array a = array_of(1, &cases[c].n, cases[c].v), out;
+        nd_array a = t_array_of(1, &cases[c].n, cases[c].v), out;
         char what[300];
         snprintf(what, sizeof what, "the max of %s", cases[c].what);
         T_OK_CASE(nd_reduce(ND_MAX, &a, ND_ALL_AXES, NULL, false, &out), what);
@@ -709,11 +670,11 @@ START_TEST(reduce_nan_stays_in_its_block)
     for (int i = 0; i < 160; i++)
         v[i] = -(float)(i % 13) - 0.5f;
     v[2 * 40 + 37] = NAN;
-    nd_array a = view_of(160, v, 2, (int64_t[]){ 4, 40 }, (int64_t[]){ 40, 1 }, 0);
-    nd_array t = view_of(160, v, 2, (int64_t[]){ 40, 4 }, (int64_t[]){ 1, 40 }, 0);
+    nd_array a = t_view_of(160, v, 2, (int64_t[]){ 4, 40 }, (int64_t[]){ 40, 1 }, 0);
+    nd_array t = t_view_of(160, v, 2, (int64_t[]){ 40, 4 }, (int64_t[]){ 1, 40 }, 0);
     /* element (i,j,k) is v[20i + 40j + k], k < 18: axes 0 and 2 do not
      * merge, and the NaN is element (1,2,17) */
-    nd_array b = view_of(160, v, 3, (int64_t[]){ 2, 4, 18 }, (int64_t[]){ 20, 40, 1 }, 0);
+    nd_array b = t_view_of(160, v, 3, (int64_t[]){ 2, 4, 18 }, (int64_t[]){ 20, 40, 1 }, 0);
     for (int op = ND_SUM; op <= ND_MAX; op++) {
         static const struct { int which, naxes, axes[2]; } cases[] = {
             { 0, 1, { 1 } }, { 0, 1, { 0 } }, { 0, ND_ALL_AXES, { 0 } },
@@ -749,7 +710,7 @@ START_TEST(reduce_sum_special_values)
         { "[-2.5, -0.25, -1]", 3, { -2.5f, -0.25f, -1 }, -3.75f },
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        nd_array a = array_of(1, &cases[c].n, cases[c].v), out;
+        nd_array a = t_array_of(1, &cases[c].n, cases[c].v), out;
         char what[300];
         snprintf(what, sizeof what, "the sum of %s", cases[c].what);
         T_OK_CASE(nd_reduce(ND_SUM, &a, 1, (int[]){ 0 }, false, &out), what);
@@ -853,12 +814,12 @@ START_TEST(reduce_large_exact)
         { 3, { 128, 64, 128 }, { 1, -16384, 128 }, 63 * 16384, 2, { 1, 2 } },
         { 3, { 128, 64, 128 }, { 1, -16384, 128 }, 63 * 16384, 1, { 1 } },
     };
-    nd_array first = view_of(n, v, 1, &n, (int64_t[]){ 1 }, 0), out;
+    nd_array first = t_view_of(n, v, 1, &n, (int64_t[]){ 1 }, 0), out;
     T_OK(nd_reduce(ND_SUM, &first, 1, (int[]){ 0 }, false, &out));
     nd_release(&out);
     nd_release(&first);
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        nd_array a = view_of(n, v, cases[c].ndim, cases[c].shape, cases[c].strides,
+        nd_array a = t_view_of(n, v, cases[c].ndim, cases[c].shape, cases[c].strides,
                              cases[c].offset);
         reference ref = reference_reduce(&a, cases[c].naxes, cases[c].axes, false);
         float *sums = alloc_zeroed(ref.n, sizeof(float));

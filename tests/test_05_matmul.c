@@ -91,17 +91,6 @@ static void *alloc_bytes(size_t n)
     return p;
 }
 
-/* A view of a new host-made buffer holding `values` (size floats). */
-static nd_array view_of(int64_t size, const float *values, int ndim, const int64_t *shape,
-                        const int64_t *strides, int64_t offset)
-{
-    nd_array base, v;
-    T_OK(nd_from_host(T_DEV, 1, &size, values, &base));
-    T_OK(nd_as_strided(&base, ndim, shape, strides, offset, &v));
-    nd_release(&base);
-    return v;
-}
-
 /* Random values for a test: small integers in [-4, 4] (then every partial
  * sum of a product of depth k < 2^20 is an integer below 2^24, exact in
  * float), or floats in [-1, 1). */
@@ -119,7 +108,7 @@ static nd_array revalue(t_rng *r, nd_array v, bool ints)
     float *vals = alloc_bytes((size_t)size * sizeof(float));
     for (int64_t i = 0; i < size; i++)
         vals[i] = random_value(r, ints);
-    nd_array out = view_of(size, vals, v.ndim, v.shape, v.strides, v.offset);
+    nd_array out = t_view_of(size, vals, v.ndim, v.shape, v.strides, v.offset);
     free(vals);
     nd_release(&v);
     return out;
@@ -279,22 +268,12 @@ static void assert_new_compact(const nd_array *c, const reference *ref, const nd
                       "expected %" PRId64, what, t_describe(c), c->strides[k], (int)k, s);
 }
 
-static bool same_view(const nd_array *a, const nd_array *b)
-{
-    if (a->buf != b->buf || a->ndim != b->ndim || a->offset != b->offset)
-        return false;
-    for (int k = 0; k < a->ndim; k++)
-        if (a->shape[k] != b->shape[k] || a->strides[k] != b->strides[k])
-            return false;
-    return true;
-}
-
 /* The input v must be as it was (`copy`, buffer contents `before`, size
  * floats, and refcount `refs`): matmul reads its inputs, never writes. */
 static void assert_input_unchanged(const nd_array *v, const nd_array *copy, const float *before,
                                    int64_t size, int64_t refs, const char *what)
 {
-    ck_assert_msg(same_view(v, copy) && v->buf->refcount == refs,
+    ck_assert_msg(t_same_view(v, copy) && v->buf->refcount == refs,
                   "%s: the call changed an input view or its buffer's refcount", what);
     float *after = t_buffer(v, NULL);
     t_assert_floats(after, before, 1, &size, what, "matmul reads its inputs and never "
@@ -475,7 +454,7 @@ START_TEST(matmul_special_views)
             for (int i = 0; i < 12; i++)
                 vals[i] = random_value(&r, false);
             int nd = views[c].ndim;
-            nd_array v = view_of(12, vals, nd, views[c].shape, views[c].strides,
+            nd_array v = t_view_of(12, vals, nd, views[c].shape, views[c].strides,
                                  views[c].offset);
             int64_t rows = views[c].shape[nd - 2], cols = views[c].shape[nd - 1];
             nd_array b = random_compact(&r, 2, (int64_t[]){ cols, 5 }, false);
@@ -494,7 +473,7 @@ START_TEST(matmul_special_views)
         /* a @ a.T, both views of one buffer */
         for (int i = 0; i < 12; i++)
             vals[i] = random_value(&r, false);
-        nd_array a = view_of(12, vals, 2, (int64_t[]){ 3, 4 }, (int64_t[]){ 4, 1 }, 0), t;
+        nd_array a = t_view_of(12, vals, 2, (int64_t[]){ 3, 4 }, (int64_t[]){ 4, 1 }, 0), t;
         T_OK(nd_as_strided(&a, 2, (int64_t[]){ 4, 3 }, (int64_t[]){ 1, 4 }, 0, &t));
         check_product(&impls[f], &a, &t, false, "a @ a.T, views of one buffer");
         check_product(&impls[f], &t, &a, false, "a.T @ a, views of one buffer");

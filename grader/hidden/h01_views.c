@@ -118,13 +118,6 @@ static void row_major(int ndim, const int64_t *shape, int64_t *strides)
     }
 }
 
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n > 0 ? n : 1);
-    CHECK(p != NULL, "test setup: out of memory (%zu bytes)", n);
-    return p;
-}
-
 /* A view (nd_as_strided) of a fresh buffer 0.5, 1.5, ... of `size`. */
 static nd_array strided(int64_t size, int ndim, const int64_t *shape,
                         const int64_t *strides, int64_t offset)
@@ -262,27 +255,6 @@ static snap snap_of(const nd_array *a)
     return (snap){ .a = a, .copy = *a, .buf = a->buf, .refs = a->buf->refcount };
 }
 
-static bool same_struct(const nd_array *x, const nd_array *y)
-{
-    if (x->buf != y->buf || x->ndim != y->ndim || x->offset != y->offset)
-        return false;
-    for (int k = 0; k < ND_MAX_DIMS; k++)
-        if (x->shape[k] != y->shape[k] || x->strides[k] != y->strides[k])
-            return false;
-    return true;
-}
-
-/* The same view: buffer, ndim, offset, and shape and strides of its axes. */
-static bool same_view(const nd_array *x, const nd_array *y)
-{
-    if (x->buf != y->buf || x->ndim != y->ndim || x->offset != y->offset)
-        return false;
-    for (int k = 0; k < x->ndim; k++)
-        if (x->shape[k] != y->shape[k] || x->strides[k] != y->strides[k])
-            return false;
-    return true;
-}
-
 /* The same elements in the same order: shape, and when there are any,
  * the offset and the strides of the axes longer than 1. */
 static bool same_layout(const nd_array *x, const nd_array *y)
@@ -305,7 +277,7 @@ static bool same_layout(const nd_array *x, const nd_array *y)
 /* The input struct is as it was; `extra` references were added. */
 static void expect_input_kept(const snap *s, int64_t extra, const char *what)
 {
-    CHECK(same_struct(s->a, &s->copy), "%s changed its input view: it was %s, it is now %s. "
+    CHECK(t_same_struct(s->a, &s->copy), "%s changed its input view: it was %s, it is now %s. "
           "Hint: a is const; write only to *out", what, t_describe(&s->copy),
           t_describe2(s->a));
     CHECK(s->buf->refcount == s->refs + extra, "%s: the input's buffer has refcount %" PRId64
@@ -330,7 +302,7 @@ static lay lay_new(int ndim, const int64_t *shape)
     lay l = { .ndim = ndim, .n = numel_of(ndim, shape) };
     for (int k = 0; k < ndim; k++)
         l.shape[k] = shape[k];
-    l.off = xmalloc((size_t)l.n * sizeof(int64_t));
+    l.off = t_alloc((size_t)l.n * sizeof(int64_t));
     return l;
 }
 
@@ -529,7 +501,7 @@ static void expect_lay(const nd_array *out, const lay *want, const char *what,
     lay_free(&got);
     if (!same) {
         int64_t size;
-        float *buf = t_buffer(out, &size), *vals = xmalloc((size_t)want->n * sizeof(float));
+        float *buf = t_buffer(out, &size), *vals = t_alloc((size_t)want->n * sizeof(float));
         for (int64_t i = 0; i < want->n; i++)
             vals[i] = buf[want->off[i]];
         t_assert_values(out, vals, what, hint);
@@ -997,7 +969,7 @@ START_TEST(reshape_layout_and_errors)
         T_OK(nd_share(&a, &x));
         nd_array x_before = x;
         nd_status s = nd_reshape(&x, bad[c].ndim, bad[c].shape, &x);
-        CHECK(s == bad[c].want && same_struct(&x, &x_before), "%s with out == a returned %s "
+        CHECK(s == bad[c].want && t_same_struct(&x, &x_before), "%s with out == a returned %s "
               "and left a as %s (was %s): on an error, out (here a itself) must stay exactly "
               "as it was", what, nd_status_name(s), t_describe(&x), t_describe2(&x_before));
         nd_release(&x);
@@ -1073,7 +1045,7 @@ START_TEST(permute_inverse_identity)
         T_OK(nd_share(&p1, &x));
         s = nd_permute(&x, inv, &x); /* out == input */
         CHECK(s == ND_OK, "%s returned %s: %s", what, nd_status_name(s), nd_last_error());
-        CHECK(same_view(&x, &a), "%s gave %s, expected a's own layout %s. Hint: %s", what,
+        CHECK(t_same_view(&x, &a), "%s gave %s, expected a's own layout %s. Hint: %s", what,
               t_describe(&x), t_describe2(&a), PERMUTE_HINT);
         CHECK(a.buf->refcount == in.refs + 2, "%s with out == a: refcount %" PRId64
               ", expected %" PRId64, what, a.buf->refcount, in.refs + 2);
@@ -1086,7 +1058,7 @@ START_TEST(permute_inverse_identity)
         T_OK(nd_permute(&a, pq, &p3));
         snprintf(what, sizeof what, "case %d: nd_permute(nd_permute(%s, %s), %s)", c,
                  t_describe(&a), tp, axes_text(ndim, q, tq, sizeof tq));
-        CHECK(same_view(&p2, &p3), "%s gave %s, but permuting a once by the composed axes "
+        CHECK(t_same_view(&p2, &p3), "%s gave %s, but permuting a once by the composed axes "
               "gives %s. Hint: %s", what, t_describe(&p2), t_describe2(&p3), PERMUTE_HINT);
         lay_free(&la);
         lay_free(&lp);
@@ -1136,7 +1108,7 @@ START_TEST(permute_axes_validation)
             T_OK(nd_share(&a, &x));
             nd_array before = x;
             nd_status s = nd_permute(&x, axes, &x);
-            CHECK(s == ND_ERR_AXIS && same_struct(&x, &before), "%s with out == a returned %s "
+            CHECK(s == ND_ERR_AXIS && t_same_struct(&x, &before), "%s with out == a returned %s "
                   "and left a as %s: on an error, out (a itself) must stay as it was", what,
                   nd_status_name(s), t_describe(&x));
             nd_release(&x);
@@ -1320,7 +1292,7 @@ START_TEST(broadcast_rules_exhaustive)
     nd_array before = v;
     int64_t four = 4;
     nd_status s = nd_broadcast_to(&v, 1, &four, &v);
-    CHECK(s == ND_ERR_SHAPE && same_struct(&v, &before), "nd_broadcast_to(&v, (4,), &v) with "
+    CHECK(s == ND_ERR_SHAPE && t_same_struct(&v, &before), "nd_broadcast_to(&v, (4,), &v) with "
           "v of shape (3,) returned %s and left v as %s: on an error, out (v itself) must stay "
           "as it was", nd_status_name(s), t_describe(&v));
     nd_release(&v);
@@ -1581,7 +1553,7 @@ START_TEST(slice_ints_and_extremes)
     int64_t s3[3] = { 2, 3, 4 }, st3[3] = { -12, 1, 3 };
     nd_array b = strided(30, 3, s3, st3, 14);
     T_OK(nd_slice(&b, 0, &f, &out));
-    CHECK(same_view(&out, &b), "nd_slice(%s, 0 entries) gave %s, expected the same view",
+    CHECK(t_same_view(&out, &b), "nd_slice(%s, 0 entries) gave %s, expected the same view",
           t_describe(&b), t_describe2(&out));
     nd_release(&out);
     nd_release(&b);
@@ -1632,7 +1604,7 @@ START_TEST(slice_errors_deep)
             T_OK(nd_share(&a, &x));
             nd_array before = x;
             s = nd_slice(&x, 3, bad, &x);
-            CHECK(s == e[j].want && same_struct(&x, &before), "%s with out == a returned %s "
+            CHECK(s == e[j].want && t_same_struct(&x, &before), "%s with out == a returned %s "
                   "and left a as %s: on an error, out (a itself) must stay as it was", what,
                   nd_status_name(s), t_describe(&x));
             nd_release(&x);
@@ -1770,7 +1742,7 @@ START_TEST(diagonal_axis_pairs)
     T_OK(nd_share(&a, &x));
     nd_array before = x;
     nd_status s = nd_diagonal(&x, 0, 2, -2, &x);
-    CHECK(s == ND_ERR_AXIS && same_struct(&x, &before), "nd_diagonal(&x, 0, 2, -2, &x) of a "
+    CHECK(s == ND_ERR_AXIS && t_same_struct(&x, &before), "nd_diagonal(&x, 0, 2, -2, &x) of a "
           "4-D x returned %s and left x as %s: on an error, out (x itself) must stay as it was",
           nd_status_name(s), t_describe(&x));
     nd_release(&x);
@@ -1886,7 +1858,7 @@ static void random_step(t_rng *r, nd_array *a, lay *l, bool in_place, int64_t ca
           what, dst->buf == buf ? "is the input's" : "is ANOTHER one", buf->refcount,
           refs + (in_place ? 0 : 1));
     if (!in_place)
-        CHECK(same_struct(a, &before), "%s changed its input view to %s", what, t_describe(a));
+        CHECK(t_same_struct(a, &before), "%s changed its input view to %s", what, t_describe(a));
     expect_lay(dst, &want, what, "each view function starts from its input's offset and "
                "strides, whatever view made it");
     if (!in_place) {

@@ -103,18 +103,11 @@ static void row_major(int ndim, const int64_t *shape, int64_t *strides)
     }
 }
 
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n > 0 ? n : 1);
-    CHECK(p != NULL, "test setup: out of memory (%zu bytes)", n);
-    return p;
-}
-
 /* A 1-D array of `size` floats: i + 0.5, or -(i + 0.25) when `neg` (so
  * that a value copied from the wrong array shows). */
 static nd_array buffer_of(int64_t size, bool neg)
 {
-    float *v = xmalloc((size_t)size * sizeof(float));
+    float *v = t_alloc((size_t)size * sizeof(float));
     for (int64_t i = 0; i < size; i++)
         v[i] = neg ? -(float)i - 0.25f : (float)i + 0.5f;
     nd_array a;
@@ -208,22 +201,12 @@ static int gen_shape(t_rng *r, int lo, int hi, int64_t max, int64_t cap, int64_t
     return t_random_shape(r, ndim, max, t_int(r, 0, 4) == 0, cap, shape);
 }
 
-static bool same_struct(const nd_array *x, const nd_array *y)
-{
-    if (x->buf != y->buf || x->ndim != y->ndim || x->offset != y->offset)
-        return false;
-    for (int k = 0; k < ND_MAX_DIMS; k++)
-        if (x->shape[k] != y->shape[k] || x->strides[k] != y->strides[k])
-            return false;
-    return true;
-}
-
 /* A's elements in row-major order from a host copy of its buffer, walked
  * with an odometer (fast for 2^22 elements); malloc'd. */
 static float *gather_ref(const nd_array *a)
 {
     int64_t size, n = numel_of(a->ndim, a->shape);
-    float *buf = t_buffer(a, &size), *out = xmalloc((size_t)n * sizeof(float));
+    float *buf = t_buffer(a, &size), *out = t_alloc((size_t)n * sizeof(float));
     int64_t idx[ND_MAX_DIMS] = { 0 }, off = a->offset;
     for (int64_t i = 0; i < n; i++) {
         CHECK(off >= 0 && off < size, "test setup: a view reaches outside its buffer");
@@ -507,9 +490,9 @@ static void check_simplify(int ndim, const int64_t *shape, const int64_t *sa, co
                            bool heap, const char *what)
 {
     const size_t room = ND_MAX_DIMS + 2;
-    int64_t *sh = xmalloc((heap ? (size_t)ndim : room) * sizeof(int64_t));
-    int64_t *a = xmalloc((heap ? (size_t)ndim : room) * sizeof(int64_t));
-    int64_t *b = sb ? xmalloc((heap ? (size_t)ndim : room) * sizeof(int64_t)) : NULL;
+    int64_t *sh = t_alloc((heap ? (size_t)ndim : room) * sizeof(int64_t));
+    int64_t *a = t_alloc((heap ? (size_t)ndim : room) * sizeof(int64_t));
+    int64_t *b = sb ? t_alloc((heap ? (size_t)ndim : room) * sizeof(int64_t)) : NULL;
     for (size_t k = 0; !heap && k < room; k++) {
         sh[k] = a[k] = SENT;
         if (b)
@@ -782,7 +765,7 @@ static void check_compact(const nd_array *a, const char *what)
     char in_buf[900];
     snprintf(in_buf, sizeof in_buf, "%s: the input's buffer", what);
     t_assert_floats(after, before, 1, &size, in_buf, "compact reads a and never writes it");
-    CHECK(same_struct(a, &copy) && a->buf->refcount == refs, "%s: nd_compact changed its input "
+    CHECK(t_same_struct(a, &copy) && a->buf->refcount == refs, "%s: nd_compact changed its input "
           "view (now %s) or its buffer's refcount (%" PRId64 ", was %" PRId64 ")", what,
           t_describe(a), a->buf->refcount, refs);
     nd_release(&out);
@@ -1001,7 +984,7 @@ START_TEST(compact_alias_and_errors)
     }
     bad.ndim = -1;
     nd_array b2 = bad;
-    CHECK(nd_compact(&bad, &bad) == ND_ERR_ARG && same_struct(&bad, &b2), "nd_compact(&x, &x) "
+    CHECK(nd_compact(&bad, &bad) == ND_ERR_ARG && t_same_struct(&bad, &b2), "nd_compact(&x, &x) "
           "of an array with ndim -1 must fail with ND_ERR_ARG and leave x as it was");
     T_ERR(nd_compact(&a, NULL), ND_ERR_ARG);
     CHECK(a.buf->refcount == 1, "failed nd_compact calls changed a's refcount to %" PRId64,
@@ -1067,7 +1050,7 @@ static void check_setitem(const nd_array *dst, const nd_array *src, float value,
     nd_array dcopy = *dst, scopy = src ? *src : *dst;
     float *before = t_buffer(dst, &size), *want = t_buffer(dst, NULL);
     float *src_before = src ? t_buffer(src, &src_size) : NULL;
-    float *vals = xmalloc((size_t)n * sizeof(float));
+    float *vals = t_alloc((size_t)n * sizeof(float));
     reference_setitem(dst, src, value, src_before, want, vals);
 
     nd_status s = src ? nd_setitem(dst, src) : nd_setitem_scalar(dst, value);
@@ -1084,7 +1067,7 @@ static void check_setitem(const nd_array *dst, const nd_array *src, float value,
         t_assert_floats(src_after, src_before, 1, &src_size, msg, "setitem never writes src");
         free(src_after);
     }
-    CHECK(same_struct(dst, &dcopy) && (src == NULL || same_struct(src, &scopy)), "%s: setitem "
+    CHECK(t_same_struct(dst, &dcopy) && (src == NULL || t_same_struct(src, &scopy)), "%s: setitem "
           "changed the dst or src struct: they are const", what);
     CHECK(dst->buf->refcount == drefs && (src == NULL || src->buf->refcount == srefs ||
                                           src->buf == dst->buf),
