@@ -2,6 +2,7 @@
 # grade.sh -- grade one submission.
 #
 #   grader/grade.sh TREE OUTDIR
+#   grader/grade.sh --calibrate     only time the solution (see below)
 #
 # TREE is a student's copy of skeleton/.  Only its lesson files
 # (src/NN_*.c) are taken; the API header and the framework come from the
@@ -25,7 +26,26 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "grade: $*" >&2; exit 2; }
 
-[ $# -eq 2 ] || die "usage: grader/grade.sh TREE OUTDIR"
+# The solution's time per test, measured once on this machine: timeouts
+# are 10x it (30x under the sanitizers), at least 1 s (3 s): a submission
+# that loops everywhere then costs about 10x the solution's whole run.
+times="$root/build/grader/solution-times.tsv"
+ensure_times() {
+    if [ ! -s "$times" ] || [ -n "$(find "$root/grader/hidden" "$root/solution/src" \
+            "$root/tests/helpers.c" -newer "$times" 2>/dev/null | head -n 1)" ]; then
+        echo "grade: timing the solution's tests once on this machine, to set timeouts" >&2
+        GRADE_CALIBRATING=1 bash "$0" "$root/solution" "$root/build/grader/calibration" ||
+            die "could not time the solution"
+        awk -F'\t' '$4 == "pass" { print $2 "\t" $5 }' \
+            "$root/build/grader/calibration/normal.tsv" >"$times.tmp" && mv "$times.tmp" "$times"
+    fi
+}
+if [ "${1:-}" = --calibrate ] && [ $# -eq 1 ]; then
+    ensure_times
+    exit 0
+fi
+
+[ $# -eq 2 ] || die "usage: grader/grade.sh TREE OUTDIR   (or: grader/grade.sh --calibrate)"
 tree=$1 out=$2
 [ -d "$tree/src" ] || die "$tree has no src/ folder: is it a copy of skeleton/?"
 [ -x "$root/build/grader/report" ] && [ -d "$root/build/grader/asan" ] ||
@@ -156,26 +176,16 @@ fi
 lessons=()
 for l in ${GRADE_LESSONS:-}; do lessons+=(-l "$l"); done
 
-# Calibration: time the solution's tests once on this machine.  Timeouts
-# are then 20x the solution's time (60x under the sanitizers), at least
-# 1 s (3 s); GRADE_TIMEOUT_SCALE stretches them on a slow machine.
+# Calibration run: only the plain build, generous timeouts.
 if [ -n "${GRADE_CALIBRATING:-}" ]; then
     "$scratch/normal/runner" -o "$out/normal.tsv" -d "$out/outputs/normal" -s 60 \
         "${lessons[@]}" >/dev/null || die "the calibration run failed"
     exit 0
 fi
-times="$root/build/grader/solution-times.tsv"
-if [ ! -s "$times" ] || [ -n "$(find "$root/grader/hidden" "$root/solution/src" \
-        "$root/tests/helpers.c" -newer "$times" 2>/dev/null | head -n 1)" ]; then
-    echo "grade: timing the solution's tests once on this machine, to set timeouts" >&2
-    GRADE_CALIBRATING=1 bash "$0" "$root/solution" "$root/build/grader/calibration" ||
-        die "could not time the solution"
-    awk -F'\t' '$4 == "pass" { print $2 "\t" $5 }' \
-        "$root/build/grader/calibration/normal.tsv" >"$times"
-fi
+ensure_times
 scale=${GRADE_TIMEOUT_SCALE:-1}
 "$scratch/normal/runner" -o "$out/normal.tsv" -d "$out/outputs/normal" "${lessons[@]}" \
-    -T "$times" -m $((20 * scale)) -s "$scale" >/dev/null || die "the runner failed"
+    -T "$times" -m $((10 * scale)) -s "$scale" >/dev/null || die "the runner failed"
 
 if ! build asan "${SAN_FLAGS[@]}"; then
     cat "$scratch/asan/build.log" >&2
@@ -184,7 +194,7 @@ fi
 ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1:abort_on_error=0 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     "$scratch/asan/runner" -a -o "$out/asan.tsv" -d "$out/outputs/asan" "${lessons[@]}" \
-    -T "$times" -m $((60 * scale)) -s $((3 * scale)) -k "$out/normal.tsv" >/dev/null ||
+    -T "$times" -m $((30 * scale)) -s $((3 * scale)) -k "$out/normal.tsv" >/dev/null ||
     die "the sanitizer runner failed"
 
 "$root/build/grader/report" -w "$root/grader/weights.tsv" -b "$notes" \

@@ -36,3 +36,29 @@ grade: deps grader-objs ## grade TREE with the hidden tests: table, results.json
 
 .PHONY: grade grader-objs
 -include $(GRADER_OBJS:.o=.d)
+
+# Batch grading: every submission in SUBMISSIONS, JOBS at a time.
+GRADE_ALL_OUT ?= build/grade-all
+JOBS ?= $(shell nproc)
+
+grade-all: deps grader-objs ## grade every submission in SUBMISSIONS=dir, JOBS at a time: reports and gradebook.csv
+	@if [ -z "$(SUBMISSIONS)" ]; then echo "usage: make grade-all SUBMISSIONS=dir [JOBS=n]" >&2; exit 2; fi
+	@bash grader/grade-all.sh "$(SUBMISSIONS)" $(GRADE_ALL_OUT) $(JOBS)
+
+.PHONY: grade-all
+
+# The student handout and the Gradescope autograder, each checked.
+handout: ## the student tarball build/handout/ndarray-workbook.tar.gz, checked to hold no solution
+	@python3 grader/package.py handout build/handout/ndarray-workbook.tar.gz
+	@python3 grader/package.py check-handout build/handout/ndarray-workbook.tar.gz
+
+gradescope: grader-objs ## the Gradescope autograder build/gradescope/autograder.zip, tested on a fake /autograder
+	@python3 grader/package.py gradescope build/gradescope/autograder.zip
+	@python3 grader/package.py check-gradescope build/gradescope/autograder.zip
+
+.PHONY: handout gradescope
+
+coverage: grader-objs ## run the hidden tests on the solution under gcov: build/coverage/index.html (fails under 95% of lines)
+	@bash grader/coverage.sh
+
+.PHONY: coverage

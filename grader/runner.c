@@ -51,6 +51,9 @@
 /* The hidden suites, in lesson order. */
 Suite *hidden_01_views(void);
 Suite *hidden_02_compact(void);
+Suite *hidden_03_ewise(void);
+Suite *hidden_04_reduce(void);
+Suite *hidden_05_matmul(void);
 
 static const struct {
     int lesson;
@@ -58,6 +61,9 @@ static const struct {
 } suites[] = {
     { 1, hidden_01_views },
     { 2, hidden_02_compact },
+    { 3, hidden_03_ewise },
+    { 4, hidden_04_reduce },
+    { 5, hidden_05_matmul },
 };
 #define NSUITES (int)(sizeof suites / sizeof suites[0])
 

@@ -11,7 +11,8 @@
 #   total full|zero|partial      the whole grade
 #   every-failure TEXT           every failing test fails cleanly, saying TEXT
 # Every grade must also end with "N passed, N failed" and take under two
-# minutes.  Prints "ok - NAME" or "not ok - NAME: why" per case, then the
+# minutes.  Then batch grading (grade-all.sh) of a nested and of a broken
+# submission.  Prints "ok - NAME" or "not ok - NAME: why" per case, then the
 # line "N passed, N failed".
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -117,7 +118,31 @@ for name in "${cases[@]}"; do
 done
 wait
 
+# Batch grading: a good submission nested in an upload folder, and one
+# with no copy of skeleton/ at all; the gradebook must have both rows.
+mkdir -p "$work/batch/ann/upload" "$work/batch/bob"
+cp -R "$root/solution" "$work/batch/ann/upload/tree"
+echo "not a submission" >"$work/batch/bob/notes.txt"
+bash grader/grade-all.sh "$work/batch" "$work/batch-out" 2 >"$work/batch.log" 2>&1
+batch_why=$(python3 - "$work/batch-out/gradebook.csv" <<'EOF2'
+import csv, sys
+rows = {r["submission"]: r for r in csv.DictReader(open(sys.argv[1]))}
+ann, bob = rows.get("ann"), rows.get("bob")
+if not ann or ann["status"] != "graded" or ann["total"] != ann["max"]:
+    print(f"ann (the solution, nested) should be graded in full: {ann}")
+elif not bob or not bob["status"].startswith("error"):
+    print(f"bob (no src/) should be an error row: {bob}")
+EOF2
+)
+
 passed=0 failed=0
+if [ -z "$batch_why" ] && [ -s "$work/batch-out/gradebook.csv" ]; then
+    echo "ok - grade-all: gradebook of a nested and a broken submission"
+    passed=$((passed + 1))
+else
+    echo "not ok - grade-all: ${batch_why:-no gradebook: $(tail -n 2 "$work/batch.log")}"
+    failed=$((failed + 1))
+fi
 for name in solution "${cases[@]}"; do
     expect="$work/$name.expect"
     [ -e "$expect" ] || expect="grader/selftest/submissions/$name/expect"

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# coverage.sh -- how much of the solution the hidden tests run.
+#
+# Builds solution/ with gcov instrumentation (-O0 --coverage), links it to
+# the grader's own objects, runs every hidden test -- and the framework's
+# own tests (the public "lesson 0": students never write the framework, so
+# no hidden test is about it) -- and has gcovr write
+# build/coverage/index.html (line by line) and a summary.  Fails if the
+# hidden tests run less than MIN_LINES percent (default 95) of the lines of
+# the lesson files and the framework.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 2
+out=build/coverage obj=build/coverage/obj
+min=${MIN_LINES:-95}
+rm -rf "$out"
+mkdir -p "$obj" "$out/outputs"
+
+CC=${CC:-cc}
+objs=()
+for f in solution/src/*.c; do
+    o="$obj/$(basename "$f" .c).o"
+    "$CC" -std=c11 -g -O0 --coverage -Wall -Wextra -D_POSIX_C_SOURCE=200809L \
+        -Isolution/include -c "$f" -o "$o" || exit 1
+    objs+=("$o")
+done
+"$CC" --coverage "${objs[@]}" $(find build/grader/normal -name '*.o' | sort) \
+    $(pkg-config --libs check) -lm -o "$obj/runner" || exit 1
+"$obj/runner" -o "$out/results.tsv" -d "$out/outputs" -s 120 | tail -n 1
+# The framework's tests: the public runner, linked to the same objects.
+tobjs=()
+for f in tests/main.c tests/helpers.c tests/test_00_array.c; do
+    o="$obj/t_$(basename "$f" .c).o"
+    "$CC" -std=c11 -g -O0 -Wall -Wextra -D_POSIX_C_SOURCE=200809L -Isolution/include -Itests \
+        $(pkg-config --cflags check) -c "$f" -o "$o" || exit 1
+    tobjs+=("$o")
+done
+# main.c names every public suite: link them all, run only lesson 0
+for f in tests/test_0[1-9]*.c; do
+    o="$obj/t_$(basename "$f" .c).o"
+    "$CC" -std=c11 -g -O0 -Wall -Wextra -D_POSIX_C_SOURCE=200809L -Isolution/include -Itests \
+        $(pkg-config --cflags check) -c "$f" -o "$o" || exit 1
+    tobjs+=("$o")
+done
+"$CC" --coverage "${objs[@]}" "${tobjs[@]}" $(pkg-config --libs check) -lm -o "$obj/framework" ||
+    exit 1
+"$obj/framework" -l 0 -q | tail -n 1
+if grep -qv -P '\tpass\t' "$out/results.tsv"; then
+    echo "coverage: some hidden tests failed on the solution:" >&2
+    grep -v -P '\tpass\t' "$out/results.tsv" | cut -f2,5 | head -n 5 >&2
+    exit 1
+fi
+gcovr --root . --filter 'solution/src/' --object-directory "$obj" \
+    --html-details "$out/index.html" --print-summary --fail-under-line "$min" \
+    "$obj" | tee "$out/summary.txt"
+status=${PIPESTATUS[0]}
+echo "coverage: build/coverage/index.html; lines must be at least $min% covered"
+exit "$status"
