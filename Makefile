@@ -1,14 +1,15 @@
 # The workbook's only entry point.  `make help` lists the targets.
 #
 # Variables you may set on the command line:
-#   TREE=solution|skeleton|PATH   the tree to build and test (default: solution)
+#   TREE=skeleton|solution|PATH   the tree to build and test (default: skeleton,
+#                                 the student's)
 #   L=N                           only lesson N's tests
 #   T=NAME                        only the test NAME (e.g. T=reshape_random)
 #   SAN=1                         build with AddressSanitizer and UBSan
 #   V=1                           show every compiler command
 #   F=GROUP                       make bench: only compact, ewise, reduce or matmul
 
-TREE ?= solution
+TREE ?= skeleton
 SAN ?= 0
 L ?=
 T ?=
@@ -56,27 +57,33 @@ RUN_ENV := $(if $(filter 1,$(SAN)),$(SAN_ENV))
 .PHONY: intro help deps build test bench grade skeleton skeleton-check check clean
 
 intro: deps ## (no target) what this is, and where to start
-	@echo "A workbook that builds a strided n-dimensional array in C and CUDA, lesson by lesson."
+	@echo "A workbook: you build a strided n-dimensional array in C (CUDA to come),"
+	@echo "one lesson at a time, in skeleton/src/ (one file per lesson), until the"
+	@echo "public tests pass."
 	@echo
-	@echo "  Start with lessons/01-views.md; your code goes in skeleton/src/."
-	@echo "  make test TREE=skeleton      run the public tests on your tree"
-	@echo "  make test TREE=skeleton L=1  ... only lesson 1"
-	@echo "  make help                    every target"
+	@echo "  1. Read lessons/01-views.md."
+	@echo "  2. make status      where you are: a bar per lesson, the next failing test, its hint"
+	@echo "  3. make watch       rebuilds and reruns the current lesson's tests each time you save"
+	@echo
+	@echo "  make test L=1       lesson 1's tests once (T=name: one test; SAN=1: with sanitizers)"
+	@echo "  make help           every target"
+	@echo
+	@echo "Everything works on skeleton/, your tree; TREE=path points it at a copy."
 
 help: ## list every target
-	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
-		awk 'BEGIN {FS = ":.*## "}; {printf "  %-16s %s\n", $$1, $$2}'
+	@grep -hE '^[a-zA-Z_.-]+:.*## ' $(MAKEFILE_LIST) | \
+		awk 'BEGIN {FS = ":.*## "}; {printf "  %-22s %s\n", $$1, $$2}'
 	@echo
-	@echo "  Variables: TREE=solution|skeleton|PATH  L=lesson  T=test  SAN=1 (sanitizers)"
+	@echo "  Variables: TREE=skeleton (default)|solution|PATH  L=lesson  T=test  SAN=1 (sanitizers)"
 
 deps: ## install missing Debian packages (needs root; otherwise says what to run)
 	@bash grader/install-deps.sh
 
 build: $(RUNNER) ## build TREE's library and the public tests
 
-test: deps $(RUNNER) ## run the public tests on TREE (L=N one lesson, T=name one test)
+test: deps ## run the public tests on TREE (L=N one lesson, T=name one test)
 	@echo "Testing $(TREE) ($(VARIANT) build)"
-	@$(RUN_ENV) $(RUNNER) $(if $(L),-l $(L)) $(if $(T),-t $(T))
+	@$(WORKFLOW) test -- $(if $(L),-l $(L)) $(if $(T),-t $(T)) $(if $(filter 1,$(V)),-v)
 
 bench: ## CPU benchmarks of TREE: a table, and build/bench/cpu.tsv (installs OpenBLAS)
 	@bash grader/install-deps.sh --bench
@@ -87,11 +94,18 @@ bench: ## CPU benchmarks of TREE: a table, and build/bench/cpu.tsv (installs Ope
 	env -u OPENBLAS_CORETYPE build/$(TREE_ID)/bench/bench_cpu -o build/bench/cpu.tsv $(if $(F),-f $(F))
 	@echo "wrote build/bench/cpu.tsv"
 
+# Targets for the course's authors: they need solution/, which the
+# student handout does not have.
+AUTHORS_ONLY = @test -d solution || { echo "make $@: this needs solution/, which the \
+student handout does not have" >&2; exit 2; }
+
 skeleton: ## regenerate skeleton/ from solution/
+	$(AUTHORS_ONLY)
 	@python3 grader/skelgen.py solution skeleton
 	@echo "skeleton/ regenerated from solution/"
 
 skeleton-check: ## fail if skeleton/ differs from what `make skeleton` would write
+	$(AUTHORS_ONLY)
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	python3 grader/skelgen.py solution "$$tmp/skeleton" && \
 	if diff -r "$$tmp/skeleton" skeleton >/dev/null; then echo "skeleton/ is in sync with solution/"; \
@@ -99,6 +113,7 @@ skeleton-check: ## fail if skeleton/ differs from what `make skeleton` would wri
 	diff -r "$$tmp/skeleton" skeleton | head -20 >&2; exit 1; fi
 
 check: ## the project's own checks (CI runs this)
+	$(AUTHORS_ONLY)
 	@bash grader/install-deps.sh --check
 	@bash tests/check.sh
 
@@ -123,8 +138,10 @@ $(RUNNER): $(TEST_OBJS) $(B)/libnd.a
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(OPT) $^ $(CHECK_LIBS) -lm -o $@
 
-include grader/grader.mk
-include docs/docs.mk
+# The student handout has neither (no hidden tests, a prebuilt web book).
+-include grader/grader.mk
+-include docs/docs.mk
+-include tests/workflow.mk
 
 # The benchmark links OpenBLAS, which only `make bench` needs.
 $(B)/bench_cpu: tests/bench/bench_cpu.c $(B)/libnd.a
