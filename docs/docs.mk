@@ -11,7 +11,9 @@
 # Pipeline: grader/install-deps.sh --docs (Debian packages), then
 # docs/check_snippets.py (every included tag exists, no pasted C, the
 # included sources compile), the figure generators (lessons/figures/*.c,
-# linked against the solution library), then docs/site.py (pandoc).
+# linked against the solution library) and plots (lessons/figures/*.gp,
+# gnuplot, from the measured data in lessons/data/), then docs/site.py
+# (pandoc).
 
 EDITION ?= student
 DOCS_SITE := build/site$(if $(filter instructor,$(EDITION)),-instructor)
@@ -19,6 +21,7 @@ DOCS_BUILD := build/docs
 DOCS_LIB := build/solution/normal/libnd.a
 DOCS_FIG_SRCS := $(sort $(wildcard lessons/figures/*_svg.c))
 DOCS_FIG_BINS := $(patsubst lessons/figures/%.c,$(DOCS_BUILD)/%,$(DOCS_FIG_SRCS))
+DOCS_PLOTS := $(sort $(wildcard lessons/figures/*.gp))
 DOCS_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L \
 	-Isolution/include -Ilessons/figures
 
@@ -46,6 +49,9 @@ docs-lib:
 docs-figures: $(DOCS_FIG_BINS)
 	@mkdir -p $(DOCS_SITE)/figures
 	@for f in $(DOCS_FIG_BINS); do $$f $(DOCS_SITE)/figures || exit 1; done
+	@command -v gnuplot >/dev/null || { echo "docs: gnuplot is missing: run grader/install-deps.sh --docs (Debian package gnuplot-nox)" >&2; exit 1; }
+	@for p in $(DOCS_PLOTS); do echo "  PLOT    $$p"; \
+		gnuplot -e "outdir='$(DOCS_SITE)/figures'" $$p || exit 1; done
 
 $(DOCS_BUILD)/%_svg: lessons/figures/%_svg.c $(wildcard lessons/figures/*.h) docs-lib
 	@mkdir -p $(@D)

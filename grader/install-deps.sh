@@ -5,10 +5,12 @@
 # exact command to run and fails.  Quiet and quick when nothing is missing.
 #
 #   install-deps.sh           what building, testing and grading need
-#   install-deps.sh --docs    also what `make docs` needs (KaTeX)
+#   install-deps.sh --docs    also what `make docs` needs (KaTeX, gnuplot)
 #   install-deps.sh --bench   also what `make bench` needs (OpenBLAS)
+#   install-deps.sh --dev     also what `make watch` (inotify-tools) and
+#                             `make compile_commands.json` (bear) want
 #   install-deps.sh --check   also what `make check` needs (the docs, a
-#                             headless Chromium, patch)
+#                             headless Chromium, patch, and --dev's tools)
 set -euo pipefail
 
 # "how to tell it is here" and the Debian package that provides it
@@ -22,13 +24,16 @@ checks=(
     "cmd:gcovr            gcovr"
     "cmd:pandoc           pandoc"
 )
-docs=("file:/usr/share/javascript/katex/katex.min.js libjs-katex")
+docs=("file:/usr/share/javascript/katex/katex.min.js libjs-katex" "cmd:gnuplot          gnuplot-nox")
+dev=("cmd:inotifywait        inotify-tools" "cmd:bear             bear")
 case "${1:-}" in
     "") ;;
     --docs)  checks+=("${docs[@]}") ;;
     --bench) checks+=("h:cblas.h           libopenblas-dev") ;;
-    --check) checks+=("${docs[@]}" "cmd:chromium         chromium" "cmd:patch            patch") ;;
-    *) echo "usage: install-deps.sh [--docs|--bench|--check]" >&2; exit 2 ;;
+    --dev)   checks+=("${dev[@]}") ;;
+    --check) checks+=("${docs[@]}" "cmd:chromium         chromium" "cmd:patch            patch"
+                      "${dev[@]}") ;;
+    *) echo "usage: install-deps.sh [--docs|--bench|--dev|--check]" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -14,7 +14,13 @@
 #      framework's tests ("lesson 0") pass there as they do on the solution
 #   7. the grader's self-tests: the solution scores 100%, the skeleton 0,
 #      hostile and buggy submissions get their expected scores
-#   8. the web book builds (every snippet tag exists, no pasted code, the
+#   8. the handout holds no solution and no hidden test; the Gradescope
+#      zip grades the solution in a fake /autograder
+#   9. the student workflow: make status (solution complete, skeleton none),
+#      make test L=/T=, make watch reruns after a change (inotify and
+#      polling), compile errors shown with the compiler's message,
+#      compile_commands.json
+#  10. the web book builds (every snippet tag exists, no pasted code, the
 #      included code compiles) and every page loads in headless Chromium
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -120,6 +126,14 @@ printf '  ok    skeleton: %d framework tests passed, %d lesson tests failed clea
 echo "== the grader's self-tests"
 bash grader/test_grader.sh >"$logs/grader.log" 2>&1
 add_counts "grader self-tests" "$logs/grader.log"
+
+echo "== the student handout and the Gradescope autograder"
+run "make handout (checked: no solution code, no hidden tests)" make handout
+run "make gradescope (run_autograder grades the solution in a fake /autograder)" make gradescope
+
+echo "== the student workflow (make status, make test, make watch)"
+bash tests/test_workflow.sh >"$logs/workflow.log" 2>&1
+add_counts "workflow" "$logs/workflow.log"
 
 echo "== the web book"
 run "make docs-check (snippets, figures, pages in Chromium)" make docs-check

@@ -343,6 +343,39 @@ START_TEST(format_summarises)
 }
 END_TEST
 
+/* The framework's own argument checks: each names the operation and the
+ * argument, and leaves the output alone. */
+START_TEST(framework_arguments)
+{
+    static const nd_status all[] = { ND_OK, ND_ERR_ARG, ND_ERR_SHAPE, ND_ERR_AXIS,
+                                     ND_ERR_INDEX, ND_ERR_LAYOUT, ND_ERR_NOMEM,
+                                     ND_ERR_DEVICE, ND_ERR_NOT_IMPLEMENTED };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        ck_assert_msg(strncmp(nd_status_name(all[i]), "ND_", 3) == 0 &&
+                      strstr(nd_status_name(all[i]), "unknown") == NULL,
+                      "status %d has no name", (int)all[i]);
+    ck_assert_str_eq(nd_device_name(ND_CUDA), "cuda");
+    ck_assert_ptr_null(nd_shape_str(1, NULL, NULL, 0));
+    ck_assert_int_eq(nd_numel(NULL), 0);
+
+    nd_array a, out;
+    int64_t bad[1] = { -1 };
+    float host[4];
+    T_OK(nd_arange(T_DEV, 4, &a));
+    t_poison(&out);
+    T_ERR_OP(nd_empty(T_DEV, 1, bad, &out), ND_ERR_ARG, "empty");
+    T_ERR_OP(nd_from_host(T_DEV, 1, bad, host, &out), ND_ERR_ARG, "from_host");
+    T_ERR_OP(nd_share(NULL, &out), ND_ERR_ARG, "share");
+    t_assert_untouched(&out, "a framework function given bad arguments");
+    T_ERR_OP(nd_share(&a, NULL), ND_ERR_ARG, "share");
+    T_ERR_OP(nd_to_host(NULL, host, 4), ND_ERR_ARG, "to_host");
+    T_ERR_OP(nd_to_host(&a, NULL, 4), ND_ERR_ARG, "to_host");
+    T_ERR_OP(nd_format(&a, NULL), ND_ERR_ARG, "format");
+    T_OK(nd_print(&a));   /* to the test's own stdout */
+    nd_release(&a);
+}
+END_TEST
+
 Suite *suite_00_array(void);
 Suite *suite_00_array(void)
 {
@@ -360,5 +393,6 @@ Suite *suite_00_array(void)
     T_ADD(s, buffer_to_host_checks);
     T_ADD(s, format_like_numpy);
     T_ADD(s, format_summarises);
+    T_ADD(s, framework_arguments);
     return s;
 }

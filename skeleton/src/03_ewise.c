@@ -62,9 +62,10 @@ static nd_status broadcast_shape(const nd_array *a, const nd_array *b, int *ndim
  *     has a fixed count and writes only z, so GCC turns it into SIMD
  *     instructions even at -O2 (which vectorises only loops that need no
  *     runtime checks), and it stays right when d is a or b, an in-place
- *     op: each block is read before it is written.  `restrict` pointers
- *     would also let GCC vectorise, but they promise that d is never a or
- *     b, which an in-place call breaks.
+ *     op: each block is read before it is written.  (`restrict` pointers
+ *     would not do: GCC 12 at -O2 still does not vectorise a loop whose
+ *     count is unknown, and they promise that d is never a or b, which an
+ *     in-place call breaks.)
  *
  * The rest of the row, and every other row, goes one element at a time.
  */
