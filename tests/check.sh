@@ -13,7 +13,9 @@
 #      none passes, none crashes -- and it is the same set of tests; the
 #      framework's tests ("lesson 0") pass there as they do on the solution
 #   7. the grader's self-tests: the solution scores 100%, the skeleton 0,
-#      hostile and buggy submissions get their expected scores
+#      hostile and buggy submissions get their expected scores, batch
+#      grading writes its gradebook; the hidden tests cover >= 95% of the
+#      solution's lines
 #   8. the handout holds no solution and no hidden test; the Gradescope
 #      zip grades the solution in a fake /autograder
 #   9. the student workflow: make status (solution complete, skeleton none),
@@ -126,6 +128,8 @@ printf '  ok    skeleton: %d framework tests passed, %d lesson tests failed clea
 echo "== the grader's self-tests"
 bash grader/test_grader.sh >"$logs/grader.log" 2>&1
 add_counts "grader self-tests" "$logs/grader.log"
+
+run "make coverage (the hidden tests run at least 95% of the solution's lines)" make coverage
 
 echo "== the student handout and the Gradescope autograder"
 run "make handout (checked: no solution code, no hidden tests)" make handout

@@ -2031,6 +2031,46 @@ END_TEST
 /* The suite: points and hints                                            */
 /* ---------------------------------------------------------------------- */
 
+/* Every lesson-1 function refuses a NULL, released or broken array and a
+ * NULL output with ND_ERR_ARG, a message naming it, and no output. */
+START_TEST(views_bad_arguments)
+{
+    int64_t shape[2] = { 2, 3 }, st[2];
+    nd_array a = t_arange(2, shape), out, dead, broken = a;
+    T_OK(nd_compact_strides(2, shape, st));   /* one valid call first */
+    T_OK(nd_share(&a, &dead));
+    nd_release(&dead);                        /* dead: released, no buffer */
+    broken.ndim = ND_MAX_DIMS + 1;
+    const nd_array *bad[] = { NULL, &dead, &broken };
+    int axes[2] = { 1, 0 };
+    int64_t idx[2] = { 0, 0 }, off;
+    nd_index ix[1] = { ND_ALL };
+    bool flag;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const nd_array *b = bad[i];
+        t_poison(&out);
+        T_ERR_OP(nd_is_compact(b, &flag), ND_ERR_ARG, "is_compact");
+        T_ERR_OP(nd_offset_of(b, idx, &off), ND_ERR_ARG, "offset_of");
+        T_ERR_OP(nd_reshape(b, 2, shape, &out), ND_ERR_ARG, "reshape");
+        T_ERR_OP(nd_permute(b, axes, &out), ND_ERR_ARG, "permute");
+        T_ERR_OP(nd_broadcast_to(b, 2, shape, &out), ND_ERR_ARG, "broadcast_to");
+        T_ERR_OP(nd_slice(b, 1, ix, &out), ND_ERR_ARG, "slice");
+        T_ERR_OP(nd_diagonal(b, 0, 0, 1, &out), ND_ERR_ARG, "diagonal");
+        t_assert_untouched(&out, "a lesson-1 function given a bad array");
+    }
+    T_ERR_OP(nd_compact_strides(2, shape, NULL), ND_ERR_ARG, "compact_strides");
+    T_ERR_OP(nd_is_compact(&a, NULL), ND_ERR_ARG, "is_compact");
+    T_ERR_OP(nd_offset_of(&a, NULL, &off), ND_ERR_ARG, "offset_of");
+    T_ERR_OP(nd_offset_of(&a, idx, NULL), ND_ERR_ARG, "offset_of");
+    T_ERR_OP(nd_reshape(&a, 2, shape, NULL), ND_ERR_ARG, "reshape");
+    T_ERR_OP(nd_permute(&a, axes, NULL), ND_ERR_ARG, "permute");
+    T_ERR_OP(nd_broadcast_to(&a, 2, shape, NULL), ND_ERR_ARG, "broadcast_to");
+    T_ERR_OP(nd_slice(&a, 1, ix, NULL), ND_ERR_ARG, "slice");
+    T_ERR_OP(nd_diagonal(&a, 0, 0, 1, NULL), ND_ERR_ARG, "diagonal");
+    nd_release(&a);
+}
+END_TEST
+
 Suite *hidden_01_views(void);
 
 Suite *hidden_01_views(void)
@@ -2096,6 +2136,9 @@ Suite *hidden_01_views(void)
     G_ADD(s, views_share_not_copy, 2,
           "build every result with nd_as_strided over a's buffer: never allocate or copy, and "
           "take exactly one reference per view");
+    G_ADD(s, views_bad_arguments, 1,
+          "check every pointer and array argument first (the given checks at the top "
+          "of each function do this: keep them)");
     G_ADD(s, views_large_8d, 3,
           "sizes, strides and offsets are int64_t everywhere; no view function loops over "
           "elements, so 2^22-element and 8-D views cost nothing");
