@@ -100,14 +100,6 @@ static void expect_fail(nd_status got, nd_status want, const char *op, const cha
         t_assert_untouched(out, what);
 }
 
-static int64_t numel_of(int ndim, const int64_t *shape)
-{
-    int64_t n = 1;
-    for (int k = 0; k < ndim; k++)
-        n *= shape[k];
-    return n;
-}
-
 /* Row-major strides for test setup (never the lesson's own function). */
 static void row_major(int ndim, const int64_t *shape, int64_t *strides)
 {
@@ -152,7 +144,7 @@ static void random_perm(t_rng *r, int n, int *p, bool negative)
  * all, when empty) have arbitrary strides.  Built with nd_as_strided. */
 static nd_array gen_view(t_rng *r, int ndim, const int64_t *shape, int kind, int64_t cap)
 {
-    int64_t n = numel_of(ndim, shape), strides[ND_MAX_DIMS];
+    int64_t n = t_numel(ndim, shape), strides[ND_MAX_DIMS];
     if (kind == 0)
         return t_arange(ndim, shape);
     if (kind == 3) {
@@ -299,7 +291,7 @@ typedef struct {
 
 static lay lay_new(int ndim, const int64_t *shape)
 {
-    lay l = { .ndim = ndim, .n = numel_of(ndim, shape) };
+    lay l = { .ndim = ndim, .n = t_numel(ndim, shape) };
     for (int k = 0; k < ndim; k++)
         l.shape[k] = shape[k];
     l.off = t_alloc((size_t)l.n * sizeof(int64_t));
@@ -641,7 +633,7 @@ static nd_array view_with_strides(t_rng *r, int ndim, const int64_t *shape,
                                   const int64_t *strides)
 {
     int64_t lo = 0, hi = 0;
-    bool empty = numel_of(ndim, shape) == 0;
+    bool empty = t_numel(ndim, shape) == 0;
     for (int k = 0; k < ndim && !empty; k++) {
         int64_t reach = (shape[k] - 1) * strides[k];
         if (reach < 0)
@@ -798,7 +790,7 @@ static int random_reshape(t_rng *r, int64_t n, int64_t *given, int64_t *want)
     memcpy(given, want, (size_t)ndim * sizeof *want);
     if (ndim > 0 && t_int(r, 0, 1) == 0) {
         int k = (int)t_int(r, 0, ndim - 1);
-        if (numel_of(ndim, want) == 0 && want[k] != 0)
+        if (t_numel(ndim, want) == 0 && want[k] != 0)
             return ndim; /* -1 next to a 0 cannot be inferred */
         int64_t others = 1;
         for (int j = 0; j < ndim; j++)
@@ -864,19 +856,19 @@ START_TEST(reshape_round_trip)
         T_OK(nd_share(&orig, &a)); /* a: our own reference, orig keeps the input */
         refs = orig.buf->refcount;
         char what[700], t1[200], t2[200];
-        int n1 = random_reshape(&r, numel_of(ndim, shape), given, want);
+        int n1 = random_reshape(&r, t_numel(ndim, shape), given, want);
         snprintf(what, sizeof what, "case %d: nd_reshape(%s, %s)", c, t_describe(&orig),
                  nd_shape_str(n1, given, t1, sizeof t1));
         reshape_step(&a, n1, given, want, t_int(&r, 0, 1), what);
         /* and back to the input's shape: its layout exactly, offset included */
         memcpy(given, shape, sizeof given);
-        if (ndim > 0 && numel_of(ndim, shape) > 0 && t_int(&r, 0, 1))
+        if (ndim > 0 && t_numel(ndim, shape) > 0 && t_int(&r, 0, 1))
             given[t_int(&r, 0, ndim - 1)] = -1;
         snprintf(what, sizeof what, "case %d: nd_reshape(nd_reshape(%s, %s), %s), the round "
                  "trip", c, t_describe(&orig), nd_shape_str(n1, want, t1, sizeof t1),
                  nd_shape_str(ndim, given, t2, sizeof t2));
         reshape_step(&a, ndim, given, shape, t_int(&r, 0, 1), what);
-        CHECK(numel_of(ndim, shape) == 0 || a.offset == orig_offset, "%s: offset %" PRId64
+        CHECK(t_numel(ndim, shape) == 0 || a.offset == orig_offset, "%s: offset %" PRId64
               ", expected the input's offset %" PRId64, what, a.offset, orig_offset);
         CHECK(orig.buf->refcount == refs, "%s: refcount %" PRId64 ", expected %" PRId64
               " (one per live view)", what, orig.buf->refcount, refs);
@@ -930,7 +922,7 @@ START_TEST(reshape_layout_and_errors)
                  nd_shape_str(cases[c].to, cases[c].given, t, sizeof t));
         if (cases[c].ok) {
             reshape_step(&a, cases[c].to, cases[c].given, cases[c].want, false, what);
-            CHECK(numel_of(cases[c].to, cases[c].want) == 0 || a.offset == cases[c].offset,
+            CHECK(t_numel(cases[c].to, cases[c].want) == 0 || a.offset == cases[c].offset,
                   "%s: offset %" PRId64 ", expected %" PRId64 ": reshape keeps the view's "
                   "offset", what, a.offset, cases[c].offset);
         } else {
@@ -1163,7 +1155,7 @@ static int random_target(t_rng *r, int ndim, const int64_t *shape, int max_lead,
         for (int k = 0; k < ndim; k++)
             target[lead + k] = shape[k] != 1 ? shape[k]
                                : t_int(r, 0, 6) == 0 ? 0 : t_int(r, 1, 4);
-        if (numel_of(lead + ndim, target) <= cap)
+        if (t_numel(lead + ndim, target) <= cap)
             return lead + ndim;
     }
 }

@@ -86,14 +86,6 @@ static void expect_fail(nd_status got, nd_status want, const char *op, const cha
 /* Small helpers                                                          */
 /* ---------------------------------------------------------------------- */
 
-static int64_t numel_of(int ndim, const int64_t *shape)
-{
-    int64_t n = 1;
-    for (int k = 0; k < ndim; k++)
-        n *= shape[k];
-    return n;
-}
-
 static void row_major(int ndim, const int64_t *shape, int64_t *strides)
 {
     int64_t s = 1;
@@ -148,7 +140,7 @@ static void random_perm(t_rng *r, int n, int *p)
 static nd_array gen_view(t_rng *r, int ndim, const int64_t *shape, int kind, int64_t cap,
                          bool neg)
 {
-    int64_t n = numel_of(ndim, shape), strides[ND_MAX_DIMS];
+    int64_t n = t_numel(ndim, shape), strides[ND_MAX_DIMS];
     if (kind == 0) {
         row_major(ndim, shape, strides);
         return strided(n, neg, ndim, shape, strides, 0);
@@ -205,7 +197,7 @@ static int gen_shape(t_rng *r, int lo, int hi, int64_t max, int64_t cap, int64_t
  * with an odometer (fast for 2^22 elements); malloc'd. */
 static float *gather_ref(const nd_array *a)
 {
-    int64_t size, n = numel_of(a->ndim, a->shape);
+    int64_t size, n = t_numel(a->ndim, a->shape);
     float *buf = t_buffer(a, &size), *out = t_alloc((size_t)n * sizeof(float));
     int64_t idx[ND_MAX_DIMS] = { 0 }, off = a->offset;
     for (int64_t i = 0; i < n; i++) {
@@ -238,7 +230,7 @@ static void check_iter(int ndim, const int64_t *shape, const char *what)
     nd_status s = nd_iter_init(&it, ndim, shape);
     CHECK(s == ND_OK, "%s: nd_iter_init returned %s: %s", what, nd_status_name(s),
           nd_last_error());
-    int64_t n = numel_of(ndim, shape), i = 0, want[ND_MAX_DIMS] = { 0 };
+    int64_t n = t_numel(ndim, shape), i = 0, want[ND_MAX_DIMS] = { 0 };
     CHECK(it.ndim == ndim && it.total == n && it.count == 0, "%s: after nd_iter_init, ndim=%d "
           "total=%" PRId64 " count=%" PRId64 ", expected ndim=%d total=%" PRId64 " count=0",
           what, it.ndim, it.total, it.count, ndim, n);
@@ -313,8 +305,8 @@ START_TEST(iter_order_8d)
         T_OK(nd_iter_init(&it, nd, big[c].shape));
         char sh[200];
         nd_shape_str(nd, big[c].shape, sh, sizeof sh);
-        CHECK(it.total == numel_of(nd, big[c].shape), "nd_iter_init over %s: total %" PRId64
-              ", expected %" PRId64 " (use int64_t)", sh, it.total, numel_of(nd, big[c].shape));
+        CHECK(it.total == t_numel(nd, big[c].shape), "nd_iter_init over %s: total %" PRId64
+              ", expected %" PRId64 " (use int64_t)", sh, it.total, t_numel(nd, big[c].shape));
         int64_t last = big[c].shape[nd - 1];
         for (int64_t i = 0; i < 40; i++) {
             CHECK(nd_iter_next(&it), "nd_iter over %s stopped after %" PRId64 " positions", sh,
@@ -513,9 +505,9 @@ static void check_simplify(int ndim, const int64_t *shape, const int64_t *sa, co
     for (size_t k = (size_t)ndim; !heap && k < room; k++)
         CHECK(sh[k] == SENT && a[k] == SENT && (b == NULL || b[k] == SENT), "%s: nd_simplify_dims"
               "(%s) wrote past the %d entries of its arrays (entry %zu)", what, in, ndim, k);
-    int64_t n = numel_of(ndim, shape);
-    CHECK(numel_of(nd, sh) == n, "%s: %s became %s: %" PRId64 " positions instead of %" PRId64,
-          what, in, got, numel_of(nd, sh), n);
+    int64_t n = t_numel(ndim, shape);
+    CHECK(t_numel(nd, sh) == n, "%s: %s became %s: %" PRId64 " positions instead of %" PRId64,
+          what, in, got, t_numel(nd, sh), n);
     if (n > 0) {
         /* the offsets of both operands, position by position */
         int64_t i1[ND_MAX_DIMS], i2[ND_MAX_DIMS];
@@ -737,7 +729,7 @@ END_TEST
  * buffer and its refcount as they were. */
 static void check_compact(const nd_array *a, const char *what)
 {
-    int64_t size, n = numel_of(a->ndim, a->shape), refs = a->buf->refcount;
+    int64_t size, n = t_numel(a->ndim, a->shape), refs = a->buf->refcount;
     float *before = t_buffer(a, &size), *want = gather_ref(a);
     nd_array copy = *a, out;
     nd_status s = nd_compact(a, &out);
@@ -1020,7 +1012,7 @@ static bool setitem_fits(int dn, const int64_t *dsh, int sn, const int64_t *ssh)
 static void reference_setitem(const nd_array *dst, const nd_array *src, float value,
                               const float *src_buf, float *buf, float *view_vals)
 {
-    int64_t n = numel_of(dst->ndim, dst->shape);
+    int64_t n = t_numel(dst->ndim, dst->shape);
     for (int64_t i = 0; i < n; i++) {
         int64_t idx[ND_MAX_DIMS], off = dst->offset;
         t_unravel(i, dst->ndim, dst->shape, idx);
@@ -1045,7 +1037,7 @@ static void reference_setitem(const nd_array *dst, const nd_array *src, float va
 static void check_setitem(const nd_array *dst, const nd_array *src, float value,
                           const char *what)
 {
-    int64_t size, src_size = 0, n = numel_of(dst->ndim, dst->shape);
+    int64_t size, src_size = 0, n = t_numel(dst->ndim, dst->shape);
     int64_t drefs = dst->buf->refcount, srefs = src ? src->buf->refcount : 0;
     nd_array dcopy = *dst, scopy = src ? *src : *dst;
     float *before = t_buffer(dst, &size), *want = t_buffer(dst, NULL);
@@ -1147,7 +1139,7 @@ START_TEST(setitem_leading_ones)
         { 1, { 4 }, 3, { 1, 2, 1 }, false },            { 2, { 3, 4 }, 3, { 3, 1, 1 }, false },
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        int64_t dst_strides[4], n = numel_of(cases[c].dn, cases[c].dsh);
+        int64_t dst_strides[4], n = t_numel(cases[c].dn, cases[c].dsh);
         row_major(cases[c].dn, cases[c].dsh, dst_strides);
         int64_t off = 0;
         for (int k = 0; k < cases[c].dn; k++) { /* reverse every axis */
@@ -1157,7 +1149,7 @@ START_TEST(setitem_leading_ones)
         if (n == 0)
             off = 0;
         dst = strided(n + 2, false, cases[c].dn, cases[c].dsh, dst_strides, off + 1);
-        int64_t src_strides[8], sn = numel_of(cases[c].sn, cases[c].ssh);
+        int64_t src_strides[8], sn = t_numel(cases[c].sn, cases[c].ssh);
         row_major(cases[c].sn, cases[c].ssh, src_strides);
         src = strided(sn + 3, true, cases[c].sn, cases[c].ssh, src_strides, 3);
         char what[500], a[200], b[200];
@@ -1215,7 +1207,7 @@ static nd_array block_view(t_rng *r, const nd_array *base, int ndim, const int64
     for (int k = 0; k < ndim; k++)
         bshape[perm[k]] = shape[k];
     row_major(ndim, bshape, bs);
-    int64_t scale = interleave ? 2 : 1, n = numel_of(ndim, shape);
+    int64_t scale = interleave ? 2 : 1, n = t_numel(ndim, shape);
     int64_t offset = interleave ? slot : slot * n;
     for (int k = 0; k < ndim; k++) {
         strides[k] = bs[perm[k]] * scale;
@@ -1242,7 +1234,7 @@ START_TEST(setitem_aliasing)
     for (int c = 0; c < 2000; c++) {
         int64_t shape[ND_MAX_DIMS];
         int ndim = gen_shape(&r, 0, ND_MAX_DIMS, 5, 600, shape);
-        int64_t n = numel_of(ndim, shape);
+        int64_t n = t_numel(ndim, shape);
         char what[800];
 
         /* setitem(v, v) and setitem(v, w), w another reference to v */

@@ -109,14 +109,6 @@
 /* Small helpers                                                          */
 /* ---------------------------------------------------------------------- */
 
-static int64_t numel_of(int ndim, const int64_t *shape)
-{
-    int64_t n = 1;
-    for (int k = 0; k < ndim; k++)
-        n *= shape[k];
-    return n;
-}
-
 static void row_major(int ndim, const int64_t *shape, int64_t *strides)
 {
     int64_t s = 1;
@@ -273,7 +265,7 @@ static void random_perm(t_rng *r, int n, int *p)
 static layout gen_layout(t_rng *r, int ndim, const int64_t *shape, int kind, int64_t cap)
 {
     layout l = { .ndim = ndim };
-    int64_t n = numel_of(ndim, shape);
+    int64_t n = t_numel(ndim, shape);
     for (int k = 0; k < ndim; k++)
         l.shape[k] = shape[k];
     if (kind == K_COMPACT) {
@@ -296,7 +288,7 @@ static layout gen_layout(t_rng *r, int ndim, const int64_t *shape, int kind, int
             step[k] = t_int(r, 1, 2) * (t_int(r, 0, 1) ? 1 : -1);
             big[k] = (shape[k] > 0 ? (shape[k] - 1) * llabs(step[k]) + 1 : 0) + t_int(r, 0, 1);
         }
-        if (numel_of(ndim, big) > cap / 2)
+        if (t_numel(ndim, big) > cap / 2)
             for (int k = 0; k < ndim; k++) {
                 step[k] = step[k] < 0 ? -1 : 1;
                 big[k] = shape[k];
@@ -491,7 +483,7 @@ static bool ref_shape(const call *c, int *nd, int64_t *shape)
  * index with an odometer, so that 2^22 positions stay cheap.  malloc'd. */
 static int64_t *read_offsets(const nd_array *v, int nd, const int64_t *shape)
 {
-    int64_t st[ND_MAX_DIMS], idx[ND_MAX_DIMS] = { 0 }, n = numel_of(nd, shape), off = v->offset;
+    int64_t st[ND_MAX_DIMS], idx[ND_MAX_DIMS] = { 0 }, n = t_numel(nd, shape), off = v->offset;
     for (int k = 0; k < nd; k++) {
         int j = k - (nd - v->ndim);
         st[k] = j < 0 || v->shape[j] == 1 ? 0 : v->strides[j];
@@ -514,7 +506,7 @@ static int64_t *read_offsets(const nd_array *v, int nd, const int64_t *shape)
 /* v's values at the positions of a result of (nd, shape).  malloc'd. */
 static float *values_at(const nd_array *v, int nd, const int64_t *shape)
 {
-    int64_t size, n = numel_of(nd, shape);
+    int64_t size, n = t_numel(nd, shape);
     float *buf = t_buffer(v, &size), *out = t_floats(n);
     int64_t *o = read_offsets(v, nd, shape);
     for (int64_t i = 0; i < n; i++) {
@@ -545,7 +537,7 @@ static expect expect_of(const call *c)
 {
     expect e = { 0 };
     CHECK(ref_shape(c, &e.nd, e.shape), "test bug: a call whose shapes do not broadcast");
-    e.n = numel_of(e.nd, e.shape);
+    e.n = t_numel(e.nd, e.shape);
     e.x = values_at(c->a, e.nd, e.shape);
     e.y = c->kind == BINARY ? values_at(c->b, e.nd, e.shape) : t_floats(e.n);
     e.want = t_floats(e.n);
@@ -917,7 +909,7 @@ START_TEST(binary_stretch_size1_axes)
                 drop++;   /* leading size-1 axes may be missing instead */
             int n = nd - drop;
             layout l = { .ndim = n };
-            int64_t cnt = numel_of(n, s[w] + drop);
+            int64_t cnt = t_numel(n, s[w] + drop);
             memcpy(l.shape, s[w] + drop, (size_t)n * sizeof(int64_t));
             row_major(n, l.shape, l.strides);
             for (int k = 0; k < n; k++)
@@ -1268,7 +1260,7 @@ START_TEST(into_wrong_dst)
             wrong_dst_case(&una, a.ndim, a.shape, dn, ds, &r, "unary_into");
         }
         /* a flat dst with the right number of elements */
-        int64_t flat = numel_of(rn, rs);
+        int64_t flat = t_numel(rn, rs);
         wrong_dst_case(&bin, rn, rs, 1, &flat, &r, "binary_into");
         nd_release(&a);
         nd_release(&b);

@@ -88,14 +88,6 @@ static const char *op_name(nd_reduce_op op) { return op == ND_SUM ? "sum" : "max
 /* Small helpers                                                          */
 /* ---------------------------------------------------------------------- */
 
-static int64_t numel_of(int ndim, const int64_t *shape)
-{
-    int64_t n = 1;
-    for (int k = 0; k < ndim; k++)
-        n *= shape[k];
-    return n;
-}
-
 static void row_major(int ndim, const int64_t *shape, int64_t *strides)
 {
     int64_t s = 1;
@@ -222,7 +214,7 @@ enum {
 static nd_array gen_view(t_rng *r, int ndim, const int64_t *shape, int kind, int64_t cap,
                          value_kind vk)
 {
-    int64_t n = numel_of(ndim, shape), strides[ND_MAX_DIMS];
+    int64_t n = t_numel(ndim, shape), strides[ND_MAX_DIMS];
     if (kind == L_COMPACT) {
         row_major(ndim, shape, strides);
         return make_view(r, n, vk, ndim, shape, strides, 0);
@@ -276,7 +268,7 @@ static nd_array gen_view(t_rng *r, int ndim, const int64_t *shape, int kind, int
 static nd_array sub_view(t_rng *r, nd_array v, bool keep_axes)
 {
     int64_t shape[ND_MAX_DIMS], strides[ND_MAX_DIMS], offset = v.offset;
-    bool empty = numel_of(v.ndim, v.shape) == 0;   /* then only offset is safe */
+    bool empty = t_numel(v.ndim, v.shape) == 0;   /* then only offset is safe */
     int nd = 0;
     for (int k = 0; k < v.ndim; k++) {
         int64_t n = v.shape[k], st = v.strides[k];
@@ -386,7 +378,7 @@ static ref ref_reduce(const nd_array *a, int naxes, const int *axes, bool keepdi
         R.sum[o] = R.abs[o] = 0;
         seen[o] = false;
     }
-    int64_t size, total = numel_of(nd, a->shape), idx[ND_MAX_DIMS] = { 0 };
+    int64_t size, total = t_numel(nd, a->shape), idx[ND_MAX_DIMS] = { 0 };
     float *buf = t_buffer(a, &size);
     /* an odometer over a's index; off and o follow it: off = a->offset +
      * sum(idx[k] * strides[k]), o = sum(idx[k] * ostride[k]) */
@@ -732,9 +724,9 @@ START_TEST(reduce_keepdims_in_place)
         t_assert_shape(&kept, nd, want, what);
         expect_result(op, &kept, &a, &R, what, KEEPDIMS_HINT);
         /* the same values as without keepdims, in the same order */
-        int64_t n = numel_of(kept.ndim, kept.shape);
-        CHECK(numel_of(flat.ndim, flat.shape) == n, "%s: %" PRId64 " elements with keepdims, "
-              "%" PRId64 " without", what, n, numel_of(flat.ndim, flat.shape));
+        int64_t n = t_numel(kept.ndim, kept.shape);
+        CHECK(t_numel(flat.ndim, flat.shape) == n, "%s: %" PRId64 " elements with keepdims, "
+              "%" PRId64 " without", what, n, t_numel(flat.ndim, flat.shape));
         float *x = t_gather(&kept), *y = t_gather(&flat);
         for (int64_t i = 0; i < n; i++) {
             bool same = isnan(x[i]) ? isnan(y[i])
@@ -1425,7 +1417,7 @@ START_TEST(reduce_sum_naive_fails)
                                 &out);
         CHECK(s == ND_OK, "the sum over %s returned %s: %s", cases[c].what, nd_status_name(s),
               nd_last_error());
-        int64_t nout = numel_of(out.ndim, out.shape);
+        int64_t nout = t_numel(out.ndim, out.shape);
         float got[2];
         CHECK(nout >= 1 && nout <= 2, "the sum over %s gave %" PRId64 " elements",
               cases[c].what, nout);

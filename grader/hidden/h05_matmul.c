@@ -128,14 +128,6 @@ static const int64_t EDGES[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 15, 16, 
 /* Inputs                                                                 */
 /* ---------------------------------------------------------------------- */
 
-static int64_t numel_of(int ndim, const int64_t *shape)
-{
-    int64_t n = 1;
-    for (int k = 0; k < ndim; k++)
-        n *= shape[k];
-    return n;
-}
-
 static void random_perm(t_rng *r, int n, int *p)
 {
     for (int k = 0; k < n; k++)
@@ -161,7 +153,7 @@ static nd_array filled(t_rng *r, int64_t size, int ndim, const int64_t *shape,
     float *v = t_floats(size);
     for (int64_t i = 0; i < size; i++)
         v[i] = NAN;
-    int64_t n = numel_of(ndim, shape), idx[ND_MAX_DIMS] = { 0 }, off = offset;
+    int64_t n = t_numel(ndim, shape), idx[ND_MAX_DIMS] = { 0 }, off = offset;
     for (int64_t i = 0; i < n; i++) {   /* an odometer over the view */
         v[off] = value(r, ints);
         for (int k = ndim - 1; k >= 0; k--) {
@@ -278,7 +270,7 @@ static void random_shapes(t_rng *r, int64_t max_macs, int *nda, int64_t *sa, int
         sa[j] = t_int(r, 0, 2) == 0 ? 1 : batch[nb - keep_a + j];
     for (int j = 0; j < keep_b; j++)
         sb[j] = t_int(r, 0, 2) == 0 ? 1 : batch[nb - keep_b + j];
-    int64_t count = numel_of(nb, batch);
+    int64_t count = t_numel(nb, batch);
     while (count * m * n * k > max_macs) {
         int64_t *big = m >= n && m >= k ? &m : n >= k ? &n : &k;
         *big /= 2;
@@ -377,7 +369,7 @@ static reference reference_of(const nd_array *a, const nd_array *b)
           "test setup: the shapes of %s and %s do not fit", t_describe(a), t_describe2(b));
     int nb = ref.ndim - 2;
     int64_t m = a->shape[a->ndim - 2], k = a->shape[a->ndim - 1], n = b->shape[b->ndim - 1];
-    int64_t batches = numel_of(nb, ref.shape);
+    int64_t batches = t_numel(nb, ref.shape);
     ref.n = batches * m * n;
     ref.value = t_alloc((size_t)ref.n * sizeof(double));
     ref.bound = t_alloc((size_t)ref.n * sizeof(double));
@@ -433,7 +425,7 @@ static void expect_new_compact(const nd_array *c, int ndim, const int64_t *shape
                                const nd_array *a, const nd_array *b, const char *what)
 {
     t_assert_shape(c, ndim, shape, what);
-    int64_t n = numel_of(ndim, shape);
+    int64_t n = t_numel(ndim, shape);
     CHECK(c->buf != NULL && c->buf != a->buf && c->buf != b->buf, "%s: the result must be "
           "a new array, not a view of an input", what);
     CHECK(c->buf->device == T_DEV, "%s: the result lives on %s, the inputs on %s", what,
@@ -595,7 +587,7 @@ static void expect_product_large(const nd_array *c, const nd_array *a, const nd_
     int64_t m = sc[nb], n = sc[nb + 1], k = a->shape[a->ndim - 1];
     float *va = t_gather(a), *vb = t_gather(b), *vc = t_buffer(c, NULL);
     int64_t *x = t_alloc((size_t)n * sizeof(int64_t)), *y = t_alloc((size_t)k * sizeof(int64_t));
-    int64_t batches = numel_of(nb, sc), wrong_row = -1, wrong_t = 0;
+    int64_t batches = t_numel(nb, sc), wrong_row = -1, wrong_t = 0;
     for (int64_t t = 0; t < batches && wrong_row < 0; t++) {
         int64_t idx[ND_MAX_DIMS];
         t_unravel(t, nb, sc, idx);
@@ -932,7 +924,7 @@ START_TEST(batched_equals_per_matrix)
             describe_ab(what, sizeof what, pre, &a, &b);
             nd_array whole = run_product(BOTH[f], &a, &b, what);
             int nb = ndc - 2;
-            int64_t m = sc[nb], n = sc[nb + 1], batches = numel_of(nb, sc);
+            int64_t m = sc[nb], n = sc[nb + 1], batches = t_numel(nb, sc);
             for (int64_t t = 0; t < batches; t++) {
                 nd_array x = matrix_view(&a, t, nb, sc), y = matrix_view(&b, t, nb, sc);
                 nd_array one = run_product(BOTH[f], &x, &y, what), part;
