@@ -141,6 +141,24 @@ nd_array t_view_of(int64_t size, const float *values, int ndim, const int64_t *s
     return v;
 }
 
+void t_row_major(int ndim, const int64_t *shape, int64_t *strides)
+{
+    int64_t s = 1;
+    for (int k = ndim - 1; k >= 0; k--) {
+        strides[k] = s;
+        s *= shape[k];
+    }
+}
+
+nd_array t_strided(int64_t size, int ndim, const int64_t *shape, const int64_t *strides,
+                   int64_t offset)
+{
+    nd_array base = t_arange(1, &size), v;
+    must(nd_as_strided(&base, ndim, shape, strides, offset, &v), "nd_as_strided");
+    nd_release(&base);
+    return v;
+}
+
 nd_array t_array_of(int ndim, const int64_t *shape, const float *values)
 {
     return from_values(ndim, shape, values);

@@ -80,6 +80,15 @@ nd_array t_random_array(t_rng *r, int ndim, const int64_t *shape, float lo, floa
 nd_array t_view_of(int64_t size, const float *values, int ndim, const int64_t *shape,
                    const int64_t *strides, int64_t offset);
 
+/* Row-major strides of a shape, for building test inputs (never the
+ * lesson's own nd_compact_strides, which is under test). */
+void t_row_major(int ndim, const int64_t *shape, int64_t *strides);
+
+/* A view (nd_as_strided) of a new buffer on T_DEV of `size` floats
+ * 0.5, 1.5, ... (as t_arange).  Caller releases. */
+nd_array t_strided(int64_t size, int ndim, const int64_t *shape, const int64_t *strides,
+                   int64_t offset);
+
 /* A new compact array on T_DEV of `shape` holding `values`, row-major. */
 nd_array t_array_of(int ndim, const int64_t *shape, const float *values);
 

@@ -62,28 +62,6 @@ static void expect_message(const char *op, const char *call)
           "operation: it should contain \"%s\"", call, nd_last_error(), op);
 }
 
-/* Row-major strides for test setup (the lesson's own function is tested,
- * never used to build inputs). */
-static void row_major(int ndim, const int64_t *shape, int64_t *strides)
-{
-    int64_t s = 1;
-    for (int k = ndim - 1; k >= 0; k--) {
-        strides[k] = s;
-        s *= shape[k];
-    }
-}
-
-/* A view made with nd_as_strided of a fresh buffer 0.5, 1.5, ... of `size`. */
-static nd_array strided(int64_t size, int ndim, const int64_t *shape,
-                        const int64_t *strides, int64_t offset)
-{
-    nd_array base = t_arange(1, &size), v;
-    nd_status s = nd_as_strided(&base, ndim, shape, strides, offset, &v);
-    CHECK(s == ND_OK, "test setup: nd_as_strided: %s", nd_last_error());
-    nd_release(&base);
-    return v;
-}
-
 /* A random shape of lo..hi axes, sizes 0..max, size 1 often; about a third
  * of the shapes may have size-0 axes. */
 static int random_shape(t_rng *r, int lo, int hi, int64_t max, int64_t *shape)
@@ -111,12 +89,12 @@ static nd_array random_compact(t_rng *r, int ndim, const int64_t *shape)
     if (t_int(r, 0, 2) == 0)
         return t_arange(ndim, shape);
     int64_t n = t_numel(ndim, shape), strides[ND_MAX_DIMS];
-    row_major(ndim, shape, strides);
+    t_row_major(ndim, shape, strides);
     for (int k = 0; k < ndim; k++)
         if (shape[k] == 1 || n == 0)
             strides[k] = t_int(r, -50, 50);
     int64_t pad = t_int(r, 0, 5);
-    return strided(pad + n + t_int(r, 0, 5), ndim, shape, strides, pad);
+    return t_strided(pad + n + t_int(r, 0, 5), ndim, shape, strides, pad);
 }
 
 /* Whether a is compact by nd.h's definition, element by element: row-major
@@ -889,7 +867,7 @@ START_TEST(is_compact_known)
         { "(1,1,1) with strides (0,-4,9)", 3, { 1, 1, 1 }, { 0, -4, 9 }, 1, true },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        nd_array a = strided(16, cases[i].ndim, cases[i].shape, cases[i].strides,
+        nd_array a = t_strided(16, cases[i].ndim, cases[i].shape, cases[i].strides,
                              cases[i].offset);
         bool got;
         T_OK(nd_is_compact(&a, &got));
@@ -978,7 +956,7 @@ START_TEST(offset_of_known)
 
     /* reversed: (4,) stride -1 offset 3; element 3 is buffer[0] */
     int64_t n4 = 4, sm1 = -1, i3 = 3;
-    nd_array rev = strided(4, 1, &n4, &sm1, 3);
+    nd_array rev = t_strided(4, 1, &n4, &sm1, 3);
     T_OK(nd_offset_of(&rev, &i3, &off));
     CHECK(off == 0, "nd_offset_of(%s, (3,)) is %" PRId64 ", expected 3 + 3*(-1) = 0",
           t_describe(&rev), off);
@@ -986,7 +964,7 @@ START_TEST(offset_of_known)
 
     /* a scalar: the offset itself */
     int64_t none = 0;
-    nd_array s = strided(8, 0, NULL, NULL, 5);
+    nd_array s = t_strided(8, 0, NULL, NULL, 5);
     T_OK(nd_offset_of(&s, &none, &off));
     CHECK(off == 5, "nd_offset_of(scalar at offset 5, ()) is %" PRId64 ", expected 5", off);
     nd_release(&s);
@@ -1098,7 +1076,7 @@ START_TEST(reshape_keeps_offset)
 {
     /* a compact (3,4) window at offset 5 of a 20-element buffer */
     int64_t shape[2] = { 3, 4 }, strides[2] = { 4, 1 }, to[2] = { 2, 6 };
-    nd_array a = strided(20, 2, shape, strides, 5), out;
+    nd_array a = t_strided(20, 2, shape, strides, 5), out;
     ref ra = ref_of(&a);
     char what[300];
     snprintf(what, sizeof what, "nd_reshape(%s, (2,6))", t_describe(&a));
@@ -1111,7 +1089,7 @@ START_TEST(reshape_keeps_offset)
     nd_release(&a);
     /* compact although its size-1 axis has stride -9 */
     int64_t s3[3] = { 3, 1, 4 }, st3[3] = { 4, -9, 1 }, flat = 12;
-    nd_array b = strided(16, 3, s3, st3, 2);
+    nd_array b = t_strided(16, 3, s3, st3, 2);
     ra = ref_of(&b);
     snprintf(what, sizeof what, "nd_reshape(%s, (12,))", t_describe(&b));
     want = check_reshape(&b, &ra, 1, &flat, &flat, &out, what);
@@ -1180,7 +1158,7 @@ START_TEST(reshape_errors)
 
     /* not compact: the transpose of a (3,4) array */
     int64_t tshape[2] = { 4, 3 }, tstrides[2] = { 1, 4 }, flat = 12;
-    nd_array t = strided(12, 2, tshape, tstrides, 0);
+    nd_array t = t_strided(12, 2, tshape, tstrides, 0);
     EXPECT_FAIL_OUT(&out, ND_ERR_LAYOUT, "reshape", nd_reshape(&t, 1, &flat, &out));
     CHECK(strstr(nd_last_error(), "compact") != NULL, "reshape of a non-compact view failed "
           "with \"%s\"; the message should say the array is not compact and to call "

@@ -100,27 +100,6 @@ static void expect_fail(nd_status got, nd_status want, const char *op, const cha
         t_assert_untouched(out, what);
 }
 
-/* Row-major strides for test setup (never the lesson's own function). */
-static void row_major(int ndim, const int64_t *shape, int64_t *strides)
-{
-    int64_t s = 1;
-    for (int k = ndim - 1; k >= 0; k--) {
-        strides[k] = s;
-        s *= shape[k];
-    }
-}
-
-/* A view (nd_as_strided) of a fresh buffer 0.5, 1.5, ... of `size`. */
-static nd_array strided(int64_t size, int ndim, const int64_t *shape,
-                        const int64_t *strides, int64_t offset)
-{
-    nd_array base = t_arange(1, &size), v;
-    nd_status s = nd_as_strided(&base, ndim, shape, strides, offset, &v);
-    CHECK(s == ND_OK, "test setup: nd_as_strided: %s", nd_last_error());
-    nd_release(&base);
-    return v;
-}
-
 /* A random permutation of 0..n-1; each entry written negative (k - n)
  * half of the time when `negative`. */
 static void random_perm(t_rng *r, int n, int *p, bool negative)
@@ -148,12 +127,12 @@ static nd_array gen_view(t_rng *r, int ndim, const int64_t *shape, int kind, int
     if (kind == 0)
         return t_arange(ndim, shape);
     if (kind == 3) {
-        row_major(ndim, shape, strides);
+        t_row_major(ndim, shape, strides);
         for (int k = 0; k < ndim; k++)
             if (shape[k] == 1 || n == 0)
                 strides[k] = t_int(r, -40, 40);
         int64_t pad = t_int(r, 0, 7);
-        return strided(pad + n + t_int(r, 0, 7), ndim, shape, strides, pad);
+        return t_strided(pad + n + t_int(r, 0, 7), ndim, shape, strides, pad);
     }
     int perm[ND_MAX_DIMS];
     int64_t b[ND_MAX_DIMS], step[ND_MAX_DIMS], bs[ND_MAX_DIMS], total = 1;
@@ -186,7 +165,7 @@ static nd_array gen_view(t_rng *r, int ndim, const int64_t *shape, int kind, int
         int64_t first = t_int(r, 0, b[k] - 1 - span);
         offset += (step[k] < 0 ? b[k] - 1 - first : first) * bs[k];
     }
-    return strided(pad + total + t_int(r, 0, 3), ndim, shape, strides, offset);
+    return t_strided(pad + total + t_int(r, 0, 3), ndim, shape, strides, offset);
 }
 
 /* A random shape of lo..hi axes, sizes up to max (1 often), numel <= cap;
@@ -642,7 +621,7 @@ static nd_array view_with_strides(t_rng *r, int ndim, const int64_t *shape,
             hi += reach;
     }
     int64_t pad = t_int(r, 0, 4);
-    return strided(pad - lo + hi + 1 + t_int(r, 0, 4), ndim, shape, strides, pad - lo);
+    return t_strided(pad - lo + hi + 1 + t_int(r, 0, 4), ndim, shape, strides, pad - lo);
 }
 
 START_TEST(is_compact_property)
@@ -665,7 +644,7 @@ START_TEST(is_compact_property)
             for (int k = 0; k < ndim; k++)
                 strides[k] = t_int(&r, -4, 4);
         } else { /* compact, size-1 strides scrambled, then maybe one change */
-            row_major(ndim, shape, strides);
+            t_row_major(ndim, shape, strides);
             for (int k = 0; k < ndim; k++)
                 if (shape[k] == 1)
                     strides[k] = t_int(&r, -9, 9);
@@ -830,7 +809,7 @@ static void reshape_step(nd_array *a, int ndim, const int64_t *given, const int6
         *a = out;
     }
     int64_t strides[ND_MAX_DIMS];
-    row_major(ndim, want, strides);
+    t_row_major(ndim, want, strides);
     for (int k = 0; k < ndim && l.n > 0; k++)
         CHECK(want[k] == 1 || a->strides[k] == strides[k], "%s: the result %s is not compact",
               what, t_describe(a));
@@ -915,7 +894,7 @@ START_TEST(reshape_layout_and_errors)
         { "(2,) every other element", 1, { 2 }, { 2 }, 1, 4, 1, { 2 }, { 2 }, false },
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        nd_array a = strided(cases[c].size, cases[c].ndim, cases[c].shape, cases[c].strides,
+        nd_array a = t_strided(cases[c].size, cases[c].ndim, cases[c].shape, cases[c].strides,
                              cases[c].offset);
         char what[600], t[200];
         snprintf(what, sizeof what, "nd_reshape(%s: %s, %s)", cases[c].text, t_describe(&a),
@@ -938,7 +917,7 @@ START_TEST(reshape_layout_and_errors)
     /* argument errors on a (2,3) window at offset 2; out untouched, and
      * with out == a, a untouched */
     int64_t shape[2] = { 2, 3 }, strides[2] = { 3, 1 };
-    nd_array a = strided(10, 2, shape, strides, 2);
+    nd_array a = t_strided(10, 2, shape, strides, 2);
     static const struct { int ndim; int64_t shape[ND_MAX_DIMS + 1]; nd_status want; } bad[] = {
         { 1, { 7 }, ND_ERR_SHAPE },           { 2, { -1, 4 }, ND_ERR_SHAPE },
         { 2, { -1, -1 }, ND_ERR_ARG },        { 3, { 2, -2, -3 }, ND_ERR_ARG },
@@ -1125,7 +1104,7 @@ START_TEST(permute_axes_validation)
     nd_release(&b);
 
     /* a scalar permutes to itself */
-    nd_array s = strided(4, 0, NULL, NULL, 3);
+    nd_array s = t_strided(4, 0, NULL, NULL, 3);
     int none[1] = { 0 };
     T_OK(nd_permute(&s, none, &out));
     CHECK(out.ndim == 0 && out.offset == 3 && out.buf == s.buf, "nd_permute of a scalar at "
@@ -1235,7 +1214,7 @@ START_TEST(broadcast_rules_exhaustive)
                 strides[k] = s;
                 s *= sh[i][k] + 1;
             }
-            arr[i] = strided(s + 2, c, sh[i], strides, 1);
+            arr[i] = t_strided(s + 2, c, sh[i], strides, 1);
             lays[i] = lay_of(&arr[i]);
         }
     }
@@ -1342,7 +1321,7 @@ START_TEST(slice_python_exhaustive)
          * offset 3*len + 1 of a larger buffer */
         for (int base = 0; base < 2; base++) {
             int64_t stride = base ? -3 : 1, off = base ? 3 * len + 1 : 0;
-            nd_array a = strided(base ? 3 * len + 4 : len, 1, &len, &stride, off);
+            nd_array a = t_strided(base ? 3 * len + 4 : len, 1, &len, &stride, off);
             for (int i = 0; i < nb; i++)
                 for (int j = 0; j < nb; j++)
                     for (int k = 0; k < ns; k++) {
@@ -1543,7 +1522,7 @@ START_TEST(slice_ints_and_extremes)
 
     /* no index at all: the same view */
     int64_t s3[3] = { 2, 3, 4 }, st3[3] = { -12, 1, 3 };
-    nd_array b = strided(30, 3, s3, st3, 14);
+    nd_array b = t_strided(30, 3, s3, st3, 14);
     T_OK(nd_slice(&b, 0, &f, &out));
     CHECK(t_same_view(&out, &b), "nd_slice(%s, 0 entries) gave %s, expected the same view",
           t_describe(&b), t_describe2(&out));
@@ -1555,7 +1534,7 @@ END_TEST
 START_TEST(slice_errors_deep)
 {
     int64_t shape[3] = { 3, 4, 5 }, strides[3] = { -20, 5, 1 };
-    nd_array a = strided(64, 3, shape, strides, 42), out, spare;
+    nd_array a = t_strided(64, 3, shape, strides, 42), out, spare;
     nd_index ok[3] = { ND_SLICE(1, ND_NONE, 1), ND_AT(-1), ND_SLICE(ND_NONE, ND_NONE, -2) };
     T_OK(nd_slice(&a, 3, ok, &out));
     nd_release(&out);
@@ -1697,7 +1676,7 @@ START_TEST(diagonal_axis_pairs)
      * -5..4, offsets -6..6 */
     t_rng r = t_rng_new(19501);
     int64_t strides[4] = { -60, 1, 15, -3 }; /* mixed signs; no element twice */
-    nd_array a = strided(130, 4, s4, strides, 60 + 12 + 2);
+    nd_array a = t_strided(130, 4, s4, strides, 60 + 12 + 2);
     lay la = lay_of(&a);
     for (int x1 = -5; x1 <= 4; x1++)
         for (int x2 = -5; x2 <= 4; x2++) {

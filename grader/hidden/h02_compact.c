@@ -84,17 +84,6 @@ static void expect_fail(nd_status got, nd_status want, const char *op, const cha
 
 /* ---------------------------------------------------------------------- */
 /* Small helpers                                                          */
-/* ---------------------------------------------------------------------- */
-
-static void row_major(int ndim, const int64_t *shape, int64_t *strides)
-{
-    int64_t s = 1;
-    for (int k = ndim - 1; k >= 0; k--) {
-        strides[k] = s;
-        s *= shape[k];
-    }
-}
-
 /* A 1-D array of `size` floats: i + 0.5, or -(i + 0.25) when `neg` (so
  * that a value copied from the wrong array shows). */
 static nd_array buffer_of(int64_t size, bool neg)
@@ -142,11 +131,11 @@ static nd_array gen_view(t_rng *r, int ndim, const int64_t *shape, int kind, int
 {
     int64_t n = t_numel(ndim, shape), strides[ND_MAX_DIMS];
     if (kind == 0) {
-        row_major(ndim, shape, strides);
+        t_row_major(ndim, shape, strides);
         return strided(n, neg, ndim, shape, strides, 0);
     }
     if (kind == 3) {
-        row_major(ndim, shape, strides);
+        t_row_major(ndim, shape, strides);
         for (int k = 0; k < ndim; k++)
             if (shape[k] == 1 || n == 0)
                 strides[k] = t_int(r, -40, 40);
@@ -747,7 +736,7 @@ static void check_compact(const nd_array *a, const char *what)
     CHECK(out.offset == 0, "%s: the result has offset %" PRId64 ", expected 0", what,
           out.offset);
     int64_t st[ND_MAX_DIMS];
-    row_major(out.ndim, out.shape, st);
+    t_row_major(out.ndim, out.shape, st);
     for (int k = 0; k < out.ndim && n > 0; k++)
         CHECK(out.shape[k] == 1 || out.strides[k] == st[k], "%s: the result %s is not "
               "compact: axis %d has stride %" PRId64 ", expected %" PRId64, what,
@@ -1140,7 +1129,7 @@ START_TEST(setitem_leading_ones)
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         int64_t dst_strides[4], n = t_numel(cases[c].dn, cases[c].dsh);
-        row_major(cases[c].dn, cases[c].dsh, dst_strides);
+        t_row_major(cases[c].dn, cases[c].dsh, dst_strides);
         int64_t off = 0;
         for (int k = 0; k < cases[c].dn; k++) { /* reverse every axis */
             off += cases[c].dsh[k] > 0 ? (cases[c].dsh[k] - 1) * dst_strides[k] : 0;
@@ -1150,7 +1139,7 @@ START_TEST(setitem_leading_ones)
             off = 0;
         dst = strided(n + 2, false, cases[c].dn, cases[c].dsh, dst_strides, off + 1);
         int64_t src_strides[8], sn = t_numel(cases[c].sn, cases[c].ssh);
-        row_major(cases[c].sn, cases[c].ssh, src_strides);
+        t_row_major(cases[c].sn, cases[c].ssh, src_strides);
         src = strided(sn + 3, true, cases[c].sn, cases[c].ssh, src_strides, 3);
         char what[500], a[200], b[200];
         snprintf(what, sizeof what, "nd_setitem of src shape %s into dst shape %s (dst %s)",
@@ -1206,7 +1195,7 @@ static nd_array block_view(t_rng *r, const nd_array *base, int ndim, const int64
     int64_t bshape[ND_MAX_DIMS], bs[ND_MAX_DIMS], strides[ND_MAX_DIMS];
     for (int k = 0; k < ndim; k++)
         bshape[perm[k]] = shape[k];
-    row_major(ndim, bshape, bs);
+    t_row_major(ndim, bshape, bs);
     int64_t scale = interleave ? 2 : 1, n = t_numel(ndim, shape);
     int64_t offset = interleave ? slot : slot * n;
     for (int k = 0; k < ndim; k++) {
