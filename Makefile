@@ -8,6 +8,9 @@
 #   SAN=1                         build with AddressSanitizer and UBSan
 #   V=1                           show every compiler command
 #   F=GROUP                       make bench: only compact, ewise, reduce or matmul
+#   CUDA=emu|gpu                  where the CUDA device runs (default: a GPU when
+#                                 nvidia-smi sees one and nvcc is installed,
+#                                 otherwise the emulator in grader/emu/)
 
 TREE ?= skeleton
 SAN ?= 0
@@ -19,11 +22,27 @@ Q := $(if $(filter 1,$(V)),,@)
 .DEFAULT_GOAL := intro
 MAKEFLAGS += --no-print-directory
 
-# Build outputs go to build/<tree>/<variant>/, e.g. build/solution/normal.
+# The CUDA device: lesson .cu files built by nvcc for the GPU here, or by
+# g++ for the emulator (grader/emu/), which runs kernels on the CPU.
+CUDA ?= auto
+NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
+ifeq ($(CUDA),auto)
+CUDA_MODE := $(if $(NVCC),$(if $(shell nvidia-smi -L 2>/dev/null | grep -m1 GPU),gpu,emu),emu)
+else ifneq ($(filter emu gpu,$(CUDA)),)
+CUDA_MODE := $(CUDA)
+else
+$(error CUDA=$(CUDA): it must be emu, gpu or auto)
+endif
+ifeq ($(CUDA_MODE)$(NVCC),gpu)
+$(error CUDA=gpu needs nvcc, which is not on PATH or in /usr/local/cuda/bin)
+endif
+
+# Build outputs go to build/<tree>/<variant>/, e.g. build/solution/normal
+# (build/solution/normal-gpu for a GPU build).
 TREE_ABS := $(abspath $(TREE))
 TREE_ID := $(subst /,_,$(patsubst $(CURDIR)/%,%,$(TREE_ABS)))
 # BENCH=1 is the benchmark build (make bench sets it): tuned for this CPU.
-VARIANT := $(if $(filter 1,$(SAN)),asan,$(if $(filter 1,$(BENCH)),bench,normal))
+VARIANT := $(if $(filter 1,$(SAN)),asan,$(if $(filter 1,$(BENCH)),bench,normal))$(if $(filter gpu,$(CUDA_MODE)),-gpu)
 B := build/$(TREE_ID)/$(VARIANT)
 
 CC ?= cc
@@ -43,7 +62,27 @@ OPT := -O2
 endif
 
 LIB_SRCS := $(sort $(wildcard $(TREE)/src/*.c))
-LIB_OBJS := $(patsubst $(TREE)/src/%.c,$(B)/lib/%.o,$(LIB_SRCS))
+LIB_CU_SRCS := $(sort $(wildcard $(TREE)/src/*.cu))
+LIB_OBJS := $(patsubst $(TREE)/src/%.c,$(B)/lib/%.o,$(LIB_SRCS)) \
+	$(patsubst $(TREE)/src/%.cu,$(B)/lib/%.cu.o,$(LIB_CU_SRCS))
+
+# C++ for the .cu files under the emulator: the library's warnings, in C++.
+CXX ?= g++
+CXXFLAGS_CU := -std=c++17 -g -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla \
+	-Wmissing-declarations
+EMU := grader/emu
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+# nvcc: for the GPU in this machine; the host compiler sees the same
+# warnings as for C, minus CUDA's #pragma unroll, which gcc does not know.
+NVCC_FLAGS := -std=c++17 -g -arch=native -Werror all-warnings \
+	-Xcompiler -Wall,-Wextra,-Werror,-Wshadow,-Wno-unknown-pragmas
+ifeq ($(CUDA_MODE),gpu)
+CUDA_OBJS :=
+CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart
+else
+CUDA_OBJS := $(B)/lib/emu.o
+CUDA_LIBS :=
+endif
 TEST_SRCS := $(sort $(wildcard tests/*.c))
 TEST_OBJS := $(patsubst tests/%.c,$(B)/tests/%.o,$(TEST_SRCS))
 RUNNER := $(B)/run_tests
@@ -54,7 +93,7 @@ SAN_ENV := CK_TIMEOUT_MULTIPLIER=4 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 RUN_ENV := $(if $(filter 1,$(SAN)),$(SAN_ENV))
 
-.PHONY: intro help deps build test bench grade skeleton skeleton-check check clean
+.PHONY: intro help deps build test bench grade skeleton skeleton-check check clean cuda-check
 
 intro: deps ## (no target) what this is, and where to start
 	@echo "A workbook: you build a strided n-dimensional array in C (CUDA to come),"
@@ -82,7 +121,7 @@ deps: ## install missing Debian packages (needs root; otherwise says what to run
 build: $(RUNNER) ## build TREE's library and the public tests
 
 test: deps ## run the public tests on TREE (L=N one lesson, T=name one test)
-	@echo "Testing $(TREE) ($(VARIANT) build)"
+	@echo "Testing $(TREE) ($(VARIANT) build; CUDA device: $(if $(filter gpu,$(CUDA_MODE)),the GPU,the emulator))"
 	@$(WORKFLOW) test -- $(if $(L),-l $(L)) $(if $(T),-t $(T)) $(if $(filter 1,$(V)),-v)
 
 bench: ## CPU benchmarks of TREE: a table, and build/bench/cpu.tsv (installs OpenBLAS)
@@ -125,9 +164,44 @@ $(B)/lib/%.o: $(TREE)/src/%.c
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_COMMON) $(CFLAGS_LIB) $(OPT) -MMD -MP -I$(TREE)/include -c $< -o $@
 
-$(B)/libnd.a: $(LIB_OBJS)
+# .cu files on the emulator: rewrite the kernel launches, then g++.
+$(B)/lib/%.cpp: $(TREE)/src/%.cu $(EMU)/cu2cpp.py
+	@mkdir -p $(@D)
+	$(Q)python3 $(EMU)/cu2cpp.py $< $@
+
+ifeq ($(CUDA_MODE),gpu)
+$(B)/lib/%.cu.o: $(TREE)/src/%.cu
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  NVCC    $<")
+	$(Q)$(NVCC) $(NVCC_FLAGS) $(if $(filter 1,$(SAN)),-O1,-O3) -MMD -MP -I$(TREE)/include -c $< -o $@
+else
+$(B)/lib/%.cu.o: $(B)/lib/%.cpp
+	@$(if $(Q),echo "  CXX     $(TREE)/src/$*.cu (emulator)")
+	$(Q)$(CXX) $(CXXFLAGS_CU) $(OPT) -MMD -MP -I$(EMU)/include -I$(TREE)/include -iquote $(TREE)/src -c $< -o $@
+endif
+
+$(B)/lib/emu.o: $(EMU)/emu.cpp $(wildcard $(EMU)/include/*.h)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CXX     $<")
+	$(Q)$(CXX) $(CXXFLAGS_CU) $(OPT) -I$(EMU)/include -c $< -o $@
+
+$(B)/libnd.a: $(LIB_OBJS) $(CUDA_OBJS)
 	@rm -f $@
 	$(Q)ar rcs $@ $^
+
+# With nvcc installed, every .cu file of both trees must also build for a
+# real GPU, warning-free: sm_75 (the oldest CUDA 13 supports) and sm_90.
+NVCC_CHECK_FLAGS := -std=c++17 -gencode arch=compute_75,code=sm_75 \
+	-gencode arch=compute_90,code=sm_90 -Werror all-warnings \
+	-Xcompiler -Wall,-Wextra,-Werror,-Wshadow,-Wno-unknown-pragmas
+cuda-check: ## compile every .cu file of both trees with nvcc (sm_75, sm_90), warnings as errors
+	@if [ -z "$(NVCC)" ]; then echo "cuda-check: nvcc not found; skipped"; exit 0; fi; \
+	fail=0; for t in solution skeleton; do [ -d $$t ] || continue; \
+	  for f in $$t/src/*.cu tests/bench/*.cu; do [ -f "$$f" ] || continue; \
+	    case $$f in tests/*) [ $$t = solution ] || continue;; esac; \
+	    o=build/nvcc/$$t/$$(basename $$f .cu).o; mkdir -p $$(dirname $$o); \
+	    if $(NVCC) $(NVCC_CHECK_FLAGS) -I$$t/include -c $$f -o $$o; then echo "nvcc ok: $$f"; \
+	    else echo "nvcc FAILED: $$f" >&2; fail=1; fi; done; done; exit $$fail
 
 $(B)/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
@@ -136,7 +210,7 @@ $(B)/tests/%.o: tests/%.c
 
 $(RUNNER): $(TEST_OBJS) $(B)/libnd.a
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) $(OPT) $^ $(CHECK_LIBS) -lm -o $@
+	$(Q)$(CXX) $(OPT) $^ $(CHECK_LIBS) $(CUDA_LIBS) -lm -o $@
 
 # The student handout has neither (no hidden tests, a prebuilt web book).
 -include grader/grader.mk
@@ -146,6 +220,6 @@ $(RUNNER): $(TEST_OBJS) $(B)/libnd.a
 # The benchmark links OpenBLAS, which only `make bench` needs.
 $(B)/bench_cpu: tests/bench/bench_cpu.c $(B)/libnd.a
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS_COMMON) $(OPT) -I$(TREE)/include $< $(B)/libnd.a -lopenblas -lm -o $@
+	$(Q)$(CXX) -x c $(CFLAGS_COMMON) $(OPT) -I$(TREE)/include $< -x none $(B)/libnd.a $(CUDA_LIBS) -lopenblas -lm -o $@
 
--include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(CUDA_OBJS:.o=.d)

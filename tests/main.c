@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* The public suites, one per lesson, in lesson order.  "Lesson 0" is the
@@ -33,6 +34,8 @@ Suite *suite_02_compact(void);
 Suite *suite_03_ewise(void);
 Suite *suite_04_reduce(void);
 Suite *suite_05_matmul(void);
+Suite *suite_06_cuda(void);
+Suite *suite_07_permute(void);
 
 static const struct {
     int lesson;
@@ -45,6 +48,8 @@ static const struct {
     { 3, "03_ewise", suite_03_ewise },
     { 4, "04_reduce", suite_04_reduce },
     { 5, "05_matmul", suite_05_matmul },
+    { 6, "06_cuda", suite_06_cuda },
+    { 7, "07_permute", suite_07_permute },
 };
 #define NSUITES (int)(sizeof suites / sizeof suites[0])
 
@@ -62,25 +67,97 @@ static const char *only_test; /* -t */
 /* ---------------------------------------------------------------------- */
 
 static void use_cpu(void) { T_DEV = ND_CPU; }
-#ifdef ND_TEST_CUDA
 static void use_cuda(void) { T_DEV = ND_CUDA; }
-#endif
 
 static const struct {
     const char *name;
     void (*setup)(void);
 } devices[] = {
     { "cpu", use_cpu },
-#ifdef ND_TEST_CUDA
     { "cuda", use_cuda },
-#endif
 };
 #define NDEVICES (int)(sizeof devices / sizeof devices[0])
 
+/* The CUDA device, as a forked child found it before any test ran (the
+ * parent never starts CUDA: a CUDA context does not survive a fork).
+ * When it is unusable, no [cuda] case is registered: one test,
+ * cuda_device, fails with the reason instead of every CUDA test. */
+static bool cuda_ok;
+static char cuda_name[800], cuda_why[800];
+
+static void probe_cuda(void)
+{
+    int fd[2];
+    if (pipe(fd) != 0) {
+        snprintf(cuda_why, sizeof cuda_why, "cannot make a pipe to probe the CUDA device");
+        return;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fd[0]);
+        const char *name = NULL;
+        char line[800];
+        int n = nd_device_available(ND_CUDA, &name) == ND_OK
+                    ? snprintf(line, sizeof line, "ok %s", name)
+                    : snprintf(line, sizeof line, "no %s", nd_last_error());
+        ssize_t w = write(fd[1], line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+        _exit(w > 0 ? 0 : 1);
+    }
+    close(fd[1]);
+    char line[800] = "";
+    ssize_t got = 0, r;
+    while (pid > 0 && got < (ssize_t)sizeof line - 1 &&
+           (r = read(fd[0], line + got, sizeof line - 1 - (size_t)got)) > 0)
+        got += r;
+    line[got] = '\0';
+    close(fd[0]);
+    int status = 0;
+    if (pid > 0)
+        waitpid(pid, &status, 0);
+    if (strncmp(line, "ok ", 3) == 0) {
+        cuda_ok = true;
+        snprintf(cuda_name, sizeof cuda_name, "%s", line + 3);
+    } else if (strncmp(line, "no ", 3) == 0) {
+        snprintf(cuda_why, sizeof cuda_why, "%s", line + 3);
+    } else {
+        snprintf(cuda_why, sizeof cuda_why, "the probe %s",
+                 pid < 0 ? "could not fork" : WIFSIGNALED(status) ? "crashed" : "failed");
+    }
+}
+
+START_TEST(cuda_device)
+{
+    ck_assert_msg(cuda_ok, "the CUDA device is unusable, so no CUDA test ran: %s", cuda_why);
+}
+END_TEST
+
+/* Which lesson each suite is.  The [cuda] cases of lessons 2-5 count for
+ * lesson 6, whose work they test: lesson 2's bar fills with its CPU code. */
+typedef struct { Suite *s; int lesson; } suite_lesson;
+static suite_lesson suite_lessons[16];
+static int nsuite_lessons;
+static Suite *cuda_suite;   /* lesson 6's */
+
 Suite *t_suite(int lesson, const char *name)
 {
-    (void)lesson;
-    return suite_create(name);
+    Suite *s = suite_create(name);
+    if (nsuite_lessons < (int)(sizeof suite_lessons / sizeof suite_lessons[0]))
+        suite_lessons[nsuite_lessons++] = (suite_lesson){ s, lesson };
+    if (lesson == 6) {
+        cuda_suite = s;
+        if (!cuda_ok)
+            t_add(s, "cuda_device", cuda_device, false);
+    }
+    return s;
+}
+
+static int lesson_of(Suite *s)
+{
+    for (int i = 0; i < nsuite_lessons; i++)
+        if (suite_lessons[i].s == s)
+            return suite_lessons[i].lesson;
+    return -1;
 }
 
 /* Check keeps, but does not copy, test case names: they live here. */
@@ -116,12 +193,35 @@ void t_add(Suite *s, const char *fn_name, const TTest *fn, bool per_device)
         snprintf(name, sizeof name, per_device ? "%s[%s]" : "%s", fn_name, devices[d].name);
         if (!selected(fn_name, name))
             continue;
+        Suite *to = s;
+        if (per_device && devices[d].setup == use_cuda) {
+            if (!cuda_ok)
+                continue;
+            int l = lesson_of(s);
+            if (l >= 2 && l <= 5 && cuda_suite != NULL)
+                to = cuda_suite;
+        }
         TCase *tc = tcase_create(keep_name(name));
         tcase_add_checked_fixture(tc, devices[d].setup, NULL);
         tcase_set_timeout(tc, TEST_TIMEOUT);
         tcase_add_test(tc, fn);
-        suite_add_tcase(s, tc);
+        suite_add_tcase(to, tc);
     }
+}
+
+void t_add_cuda(Suite *s, const char *fn_name, const TTest *fn)
+{
+    if (nall_fns < (int)(sizeof all_fns / sizeof all_fns[0]))
+        all_fns[nall_fns++] = fn_name;
+    char name[200];
+    snprintf(name, sizeof name, "%s[cuda]", fn_name);
+    if (!cuda_ok || !selected(fn_name, name))
+        return;
+    TCase *tc = tcase_create(keep_name(name));
+    tcase_add_checked_fixture(tc, use_cuda, NULL);
+    tcase_set_timeout(tc, TEST_TIMEOUT);
+    tcase_add_test(tc, fn);
+    suite_add_tcase(s, tc);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -452,13 +552,25 @@ int main(int argc, char **argv)
         perror(results_path);
         return 2;
     }
+    probe_cuda();
+    /* Make every suite before running any: lesson 6's first, since the
+     * [cuda] cases of lessons 2-5 join it. */
+    Suite *made[NSUITES];
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < NSUITES; i++)
+            if ((suites[i].lesson == 6) == (pass == 0))
+                made[i] = suites[i].make();
+    if (!quiet && (!any_lesson || want[6]))
+        printf("CUDA device: %s\n", cuda_ok ? cuda_name : "unusable (see cuda_device)");
     struct { int lesson, ok, n; const char *name; } ran[NSUITES];
     int passed = 0, failed = 0, ran_suites = 0;
     for (int i = 0; i < NSUITES; i++) {
-        if (any_lesson && !want[suites[i].lesson])
+        /* A runner frees its suite; one not run is freed the same way. */
+        SRunner *sr = srunner_create(made[i]);
+        if (any_lesson && !want[suites[i].lesson]) {
+            srunner_free(sr);
             continue;
-        Suite *s = suites[i].make();
-        SRunner *sr = srunner_create(s);
+        }
         srunner_set_fork_status(sr, CK_FORK);
         /* Each test's child would flush a copy of anything still buffered
          * here when it exits: empty the buffers before forking. */

@@ -35,6 +35,12 @@ Suite *t_suite(int lesson, const char *name);
 #define T_ADD_HOST(s, fn) t_add((s), #fn, (fn), false)
 void t_add(Suite *s, const char *name, const TTest *fn, bool per_device);
 
+/* Add test `fn` for the CUDA device alone, as "fn[cuda]" (lesson 6's
+ * tests of what only that device has).  Not registered when the device
+ * is unusable: the test cuda_device then fails once, with the reason. */
+#define T_ADD_CUDA(s, fn) t_add_cuda((s), #fn, (fn))
+void t_add_cuda(Suite *s, const char *name, const TTest *fn);
+
 /* ---------------------------------------------------------------------- */
 /* Random numbers: fixed seeds, so a failure repeats                       */
 /* ---------------------------------------------------------------------- */

@@ -7,6 +7,7 @@
 #include "nd_test.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,12 +52,7 @@ START_TEST(devices)
     T_OK(nd_device_available(ND_CPU, &name));
     ck_assert_str_eq(name, "cpu");
     T_ERR(nd_device_available((nd_device)7, &name), ND_ERR_ARG);
-#ifndef ND_TEST_CUDA
-    nd_array a;
-    int64_t n = 4;
-    T_ERR(nd_device_available(ND_CUDA, &name), ND_ERR_DEVICE);
-    T_ERR(nd_zeros(ND_CUDA, 1, &n, &a), ND_ERR_DEVICE);
-#endif
+    T_ERR(nd_device_available((nd_device)-1, NULL), ND_ERR_ARG);
 }
 END_TEST
 
@@ -265,10 +261,15 @@ START_TEST(buffer_to_host_checks)
 }
 END_TEST
 
-/* The text of a view, compared with what NumPy prints for the same data. */
-static void expect_format(const nd_array *a, const char *want)
+/* The text of a view, compared with what NumPy prints for the same data.
+ * `want` ends in "device=cpu)"; on the CUDA device it says cuda. */
+static void expect_format(const nd_array *a, const char *want_cpu)
 {
-    char *text = NULL;
+    char *text = NULL, want[4096];
+    const char *tail = strstr(want_cpu, "device=cpu)");
+    ck_assert(tail != NULL);
+    snprintf(want, sizeof want, "%.*sdevice=%s)", (int)(tail - want_cpu), want_cpu,
+             nd_device_name(T_DEV));
     T_OK(nd_format(a, &text));
     ck_assert_msg(strcmp(text, want) == 0, "nd_format gave\n%s\nexpected\n%s", text, want);
     free(text);
@@ -376,6 +377,62 @@ START_TEST(framework_arguments)
 }
 END_TEST
 
+/* ---------------------------------------------------------------------- */
+/* The CUDA device: memory, copies, nd_to_device (src/device.cu)          */
+/* ---------------------------------------------------------------------- */
+
+START_TEST(device_name)
+{
+    const char *name = NULL;
+    T_OK(nd_device_available(ND_CUDA, &name));
+    ck_assert_msg(name != NULL && name[0] != '\0', "nd_device_available(ND_CUDA) gave no name");
+    ck_assert_str_eq(nd_device_name(ND_CUDA), "cuda");
+}
+END_TEST
+
+/* nd_to_device moves any view both ways and keeps its values. */
+START_TEST(to_device_round_trip)
+{
+    t_rng r = t_rng_new(601);
+    static const nd_device devs[] = { ND_CPU, ND_CUDA };
+    for (int trial = 0; trial < 60; trial++) {
+        int64_t shape[ND_MAX_DIMS];
+        int ndim = t_random_shape(&r, (int)t_int(&r, 0, 5), 6, true, 3000, shape);
+        T_DEV = devs[trial % 2];
+        nd_array v = t_random_view(&r, ndim, shape), there, back;
+        float *want = t_gather(&v);
+        nd_device other = devs[1 - trial % 2];
+        T_OK(nd_to_device(&v, other, &there));
+        ck_assert_msg(there.buf->device == other, "nd_to_device put the copy on %s, not %s",
+                      nd_device_name(there.buf->device), nd_device_name(other));
+        t_assert_values(&there, want, "nd_to_device of a random view", "");
+        T_OK(nd_to_device(&there, devs[trial % 2], &back));
+        t_assert_values(&back, want, "nd_to_device there and back", "");
+        /* out may alias a */
+        T_OK(nd_to_device(&back, other, &back));
+        t_assert_values(&back, want, "nd_to_device(&x, dev, &x)", "");
+        free(want);
+        nd_release(&v);
+        nd_release(&there);
+        nd_release(&back);
+    }
+}
+END_TEST
+
+START_TEST(devices_do_not_mix)
+{
+    int64_t shape[1] = { 4 };
+    nd_array c, g, out;
+    T_OK(nd_zeros(ND_CPU, 1, shape, &c));
+    T_OK(nd_zeros(ND_CUDA, 1, shape, &g));
+    T_ERR(nd_binary(ND_ADD, &c, &g, &out), ND_ERR_DEVICE);
+    T_ERR(nd_matmul(&c, &g, &out), ND_ERR_DEVICE);
+    T_ERR(nd_setitem(&g, &c), ND_ERR_DEVICE);
+    nd_release(&c);
+    nd_release(&g);
+}
+END_TEST
+
 Suite *suite_00_array(void);
 Suite *suite_00_array(void)
 {
@@ -394,5 +451,8 @@ Suite *suite_00_array(void)
     T_ADD(s, format_like_numpy);
     T_ADD(s, format_summarises);
     T_ADD(s, framework_arguments);
+    T_ADD_CUDA(s, device_name);
+    T_ADD_CUDA(s, to_device_round_trip);
+    T_ADD_CUDA(s, devices_do_not_mix);
     return s;
 }

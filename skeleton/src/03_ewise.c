@@ -251,7 +251,8 @@ static nd_status binary_run(nd_binop op, const nd_array *a, const nd_array *b,
     if (s != ND_OK)
         return s;
     if ((s = nd_broadcast_to(b, dst->ndim, dst->shape, &vb)) == ND_OK) {
-        s = binary_cpu(op, dst, &va, &vb);
+        s = dst->buf->device == ND_CUDA ? nd_cuda_binary(op, dst, &va, &vb)
+                                        : binary_cpu(op, dst, &va, &vb);
         nd_release(&vb);
     }
     nd_release(&va);
@@ -344,6 +345,12 @@ nd_status nd_scalar_into(nd_binop op, const nd_array *a, float value, const nd_a
 }
 //@ end snippet scalar
 
+/* dst = OP(a) on the device both live on. */
+static nd_status unary_run(nd_unop op, const nd_array *dst, const nd_array *a)
+{
+    return dst->buf->device == ND_CUDA ? nd_cuda_unary(op, dst, a) : unary_cpu(op, dst, a);
+}
+
 //@ snippet unary
 nd_status nd_unary(nd_unop op, const nd_array *a, nd_array *out)
 {
@@ -357,7 +364,7 @@ nd_status nd_unary(nd_unop op, const nd_array *a, nd_array *out)
     nd_array made;
     if ((s = nd_empty(a->buf->device, a->ndim, a->shape, &made)) != ND_OK)
         return s;
-    if ((s = unary_cpu(op, &made, a)) != ND_OK) {
+    if ((s = unary_run(op, &made, a)) != ND_OK) {
         nd_release(&made);
         return s;
     }
@@ -374,6 +381,6 @@ nd_status nd_unary_into(nd_unop op, const nd_array *a, const nd_array *dst)
         s = check_dst(dst, a, a->ndim, a->shape, "unary_into");
     if (s != ND_OK)
         return s;
-    return unary_cpu(op, dst, a);
+    return unary_run(op, dst, a);
 }
 //@ end snippet unary

@@ -210,7 +210,8 @@ nd_status nd_reduce(nd_reduce_op op, const nd_array *a, int naxes, const int *ax
         return s;
     /* Allocate the output, then run the kernel. */
     if ((s = nd_empty(a->buf->device, p.out_ndim, p.out_shape, &made)) == ND_OK &&
-        (s = reduce_cpu(op, &v, p.nkept, nd_data(&made))) != ND_OK)
+        (s = a->buf->device == ND_CUDA ? nd_cuda_reduce(op, &v, p.nkept, &made)
+                                       : reduce_cpu(op, &v, p.nkept, nd_data(&made))) != ND_OK)
         nd_release(&made);
     nd_release(&v);
     if (s != ND_OK)

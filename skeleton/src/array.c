@@ -143,7 +143,7 @@ nd_status nd_check_same_device(const nd_array *a, const nd_array *b, const char 
 }
 
 /* ------------------------------------------------------------------------ */
-/* Devices: raw memory.  Only the CPU is built in until lesson 6.           */
+/* Devices: raw memory on the CPU, or on the CUDA device (src/device.cu).   */
 /* ------------------------------------------------------------------------ */
 
 const char *nd_device_name(nd_device dev)
@@ -163,8 +163,7 @@ nd_status nd_device_available(nd_device dev, const char **name)
         return ND_OK;
     }
     if (dev == ND_CUDA)
-        return nd_fail(ND_ERR_DEVICE, "device: this build has no CUDA device "
-                       "(lesson 6 adds it)");
+        return nd_cuda_probe(name);
     return nd_fail(ND_ERR_ARG, "device: unknown device %d", (int)dev);
 }
 
@@ -176,6 +175,8 @@ static nd_status device_alloc(nd_device dev, size_t nbytes, void **ptr, const ch
     nd_status s = nd_device_available(dev, NULL);
     if (s != ND_OK)
         return s;
+    if (dev == ND_CUDA)
+        return nd_cuda_alloc(nbytes, ptr, op);
     size_t rounded = (nbytes + ALIGN - 1) / ALIGN * ALIGN;
     void *p = aligned_alloc(ALIGN, rounded ? rounded : ALIGN);
     if (p == NULL)
@@ -187,14 +188,18 @@ static nd_status device_alloc(nd_device dev, size_t nbytes, void **ptr, const ch
 
 static void device_free(nd_device dev, void *ptr)
 {
-    (void)dev;
-    free(ptr);
+    if (dev == ND_CUDA)
+        nd_cuda_free(ptr);
+    else
+        free(ptr);
 }
 
-/* Copy n bytes between host memory and a buffer on `dev`. */
-static nd_status device_copy(nd_device dev, void *dst, const void *src, size_t n)
+/* Copy n bytes from host memory to a buffer on `dev` (to_dev), or back. */
+static nd_status device_copy(nd_device dev, void *dst, const void *src, size_t n,
+                             bool to_dev, const char *op)
 {
-    (void)dev;
+    if (dev == ND_CUDA)
+        return nd_cuda_copy(dst, src, n, to_dev ? ND_COPY_H2D : ND_COPY_D2H, op);
     if (n > 0)
         memcpy(dst, src, n);
     return ND_OK;
@@ -306,7 +311,8 @@ static nd_status from_host_floats(nd_device dev, int ndim, const int64_t *shape,
     nd_array made;
     if ((s = nd_empty(dev, ndim, shape, &made)) != ND_OK)
         return s;
-    if ((s = device_copy(dev, made.buf->ptr, data, (size_t)n * sizeof(float))) != ND_OK) {
+    s = device_copy(dev, made.buf->ptr, data, (size_t)n * sizeof(float), true, op);
+    if (s != ND_OK) {
         nd_release(&made);
         return s;
     }
@@ -414,7 +420,8 @@ nd_status nd_buffer_to_host(const nd_array *a, void *dst, size_t cap)
     if (cap < a->buf->nbytes)
         return nd_fail(ND_ERR_ARG, "buffer_to_host: dst holds %zu bytes, the buffer has %zu",
                        cap, a->buf->nbytes);
-    return device_copy(a->buf->device, dst, a->buf->ptr, a->buf->nbytes);
+    return device_copy(a->buf->device, dst, a->buf->ptr, a->buf->nbytes, false,
+                       "buffer_to_host");
 }
 
 nd_status nd_to_host(const nd_array *a, float *dst, size_t cap)
@@ -454,6 +461,32 @@ nd_status nd_to_host(const nd_array *a, float *dst, size_t cap)
         }
     }
     free(whole);
+    return ND_OK;
+}
+
+
+nd_status nd_to_device(const nd_array *a, nd_device dev, nd_array *out)
+{
+    nd_status s = nd_check_array(a, "to_device", "a");
+    if (s != ND_OK)
+        return s;
+    if (out == NULL)
+        return nd_fail(ND_ERR_ARG, "to_device: argument 'out' is NULL");
+    if ((s = nd_device_available(dev, NULL)) != ND_OK)
+        return s;
+    /* Through host memory, with the framework's own gather: moving data
+     * between devices must not depend on any lesson's kernels. */
+    int64_t n = nd_numel(a);
+    float *host = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
+    if (host == NULL)
+        return nd_fail(ND_ERR_NOMEM, "to_device: cannot allocate %" PRId64 " floats", n);
+    nd_array made;
+    if ((s = nd_to_host(a, host, (size_t)n)) == ND_OK)
+        s = from_host_floats(dev, a->ndim, a->shape, host, &made, "to_device");
+    free(host);
+    if (s != ND_OK)
+        return s;
+    nd_replace(a, out, &made);
     return ND_OK;
 }
 

@@ -5,7 +5,13 @@
 #ifndef ND_INTERNAL_H
 #define ND_INTERNAL_H
 
+#include <stdbool.h>
+
 #include "nd.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #if defined(__GNUC__)
 #define ND_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
@@ -50,5 +56,52 @@ char *nd_axes_str(int n, const int *axes, char *dst, size_t cap);
 /* Normalise a possibly negative axis number for an array of ndim axes.
  * Errors: ND_ERR_AXIS ("op: axis 5 is out of range for 3 axes"). */
 nd_status nd_normalize_axis(int axis, int ndim, const char *op, int *out);
+
+/* ------------------------------------------------------------------------ */
+/* The CUDA device's memory (framework, src/device.cu)                      */
+/* ------------------------------------------------------------------------ */
+
+/* Whether the CUDA device can be used; *name gets the GPU's name or
+ * "CUDA emulator (CPU)".  The first call starts the CUDA runtime.
+ * Errors: ND_ERR_DEVICE (no GPU, a driver problem, or a sticky error from
+ * an earlier kernel fault; the message says which). */
+nd_status nd_cuda_probe(const char **name);
+
+/* Device memory: nbytes (0 is allowed) at *ptr; free; copies.  Errors:
+ * ND_ERR_NOMEM, ND_ERR_DEVICE, with CUDA's message and `op`. */
+nd_status nd_cuda_alloc(size_t nbytes, void **ptr, const char *op);
+void nd_cuda_free(void *ptr);
+typedef enum nd_copy_kind { ND_COPY_H2D, ND_COPY_D2H, ND_COPY_D2D } nd_copy_kind;
+nd_status nd_cuda_copy(void *dst, const void *src, size_t nbytes, nd_copy_kind kind,
+                       const char *op);
+
+/* ------------------------------------------------------------------------ */
+/* Lesson 6 (src/06_cuda.cu): the backend operations on the CUDA device.    */
+/* Each takes checked arguments, exactly like its CPU kernel in lessons     */
+/* 2-5, and runs on arrays whose buffers live on ND_CUDA.                   */
+/* ------------------------------------------------------------------------ */
+
+/* dst (compact, a's shape) = a's elements in row-major order. */
+nd_status nd_cuda_compact(const nd_array *a, const nd_array *dst);
+/* Write src (dst's shape; a broadcast view) through the view dst. */
+nd_status nd_cuda_setitem(const nd_array *dst, const nd_array *src);
+/* Write value at every element of the view dst. */
+nd_status nd_cuda_fill(const nd_array *dst, float value);
+/* dst = a OP b; a and b are views of dst's shape (broadcast). */
+nd_status nd_cuda_binary(nd_binop op, const nd_array *dst, const nd_array *a,
+                         const nd_array *b);
+/* dst = OP(a); a has dst's shape. */
+nd_status nd_cuda_unary(nd_unop op, const nd_array *dst, const nd_array *a);
+/* dst (compact) = the fold of each block of v: v is (kept axes...,
+ * reduced axes...), one output per position of its first nkept axes. */
+nd_status nd_cuda_reduce(nd_reduce_op op, const nd_array *v, int nkept, const nd_array *dst);
+/* c (compact) = a @ b over the batch; a and b are views broadcast to c's
+ * batch axes; `tiled` picks the fast kernel, otherwise one thread per
+ * output. */
+nd_status nd_cuda_matmul(const nd_array *a, const nd_array *b, const nd_array *c, bool tiled);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* ND_INTERNAL_H */

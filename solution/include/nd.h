@@ -400,8 +400,22 @@ nd_status nd_matmul_naive(const nd_array *a, const nd_array *b, nd_array *out);
 /* Lesson 6: the CUDA device (src/06_cuda.cu)                               */
 /* ------------------------------------------------------------------------ */
 
+/* The kernels of lessons 2-5 for the CUDA device live in src/06_cuda.cu;
+ * the public functions above run them when their arrays live on ND_CUDA.
+ * Which CUDA backend runs them, a GPU or the CPU emulator, is what
+ * nd_device_available(ND_CUDA, &name) names. */
+
+/* The index transform every CUDA kernel of lesson 6 uses, callable on the
+ * host: the memory offset, in elements from the buffer's start, of the
+ * i-th element (in row-major order) of a view with this shape, strides and
+ * offset.  i must be in 0 .. numel-1; nothing is checked. */
+int64_t nd_index_to_offset(int64_t i, int ndim, const int64_t *shape,
+                           const int64_t *strides, int64_t offset);
+
 /* A new compact copy of a on device `dev` (to or from ND_CUDA, or within
- * one device).  Errors: ND_ERR_ARG, ND_ERR_DEVICE, ND_ERR_NOMEM. */
+ * one device), whatever a's strides; out may alias a.  It goes through
+ * host memory and does not depend on any lesson's kernels (framework).
+ * Errors: ND_ERR_ARG, ND_ERR_DEVICE, ND_ERR_NOMEM. */
 nd_status nd_to_device(const nd_array *a, nd_device dev, nd_array *out);
 
 /* ------------------------------------------------------------------------ */
@@ -410,22 +424,51 @@ nd_status nd_to_device(const nd_array *a, nd_device dev, nd_array *out);
 
 /* Simplify a permutation before moving data: drop size-1 axes and merge
  * axes that stay adjacent and in order, so shape (3,4,5,6) with perm
- * (2,3,0,1) becomes shape (12,30) with perm (1,0).  Writes *out_ndim,
- * out_shape and out_perm (ND_MAX_DIMS entries each are enough).
- * Errors: ND_ERR_ARG, ND_ERR_AXIS (perm is not a permutation). */
+ * (2,3,0,1) becomes shape (12,30) with perm (1,0).  perm is NumPy's: result
+ * axis i is source axis perm[i]; entries must be 0..ndim-1, each once (no
+ * negative axes).  Writes *out_ndim, out_shape and out_perm (ND_MAX_DIMS
+ * entries each are enough); out_shape and out_perm may be shape and perm
+ * themselves (simplified in place).  A shape whose axes all have size 1,
+ * a 0-d shape included, gives *out_ndim == 0: a single element, nothing to
+ * permute.  A size-0 axis is kept (the result has no elements either way).
+ * On an error the outputs are left as they were.
+ * Errors: ND_ERR_ARG (NULL pointer, ndim out of range, negative size),
+ * ND_ERR_AXIS (perm is not a permutation). */
 nd_status nd_simplify_permutation(int ndim, const int64_t *shape,
                                   const int *perm, int *out_ndim,
                                   int64_t *out_shape, int *out_perm);
 
 /* dst = src.permute(perm), made compact, for elements of elem_bytes bytes
- * (1, 2, 4, 8 or 16): src is a compact array of `shape` at device memory
- * src_ptr, dst receives the compact permuted array.  The buffers must not
- * overlap.  dev says where both pointers live.
- * Errors: ND_ERR_ARG (NULL pointer, bad elem_bytes), ND_ERR_AXIS,
- * ND_ERR_DEVICE. */
+ * (1, 2, 4, 8 or 16): src is a compact array of `shape` at src_ptr, dst
+ * receives the compact permuted array (shape[perm[0]], ..., shape[perm[ndim
+ * - 1]]).  dev says where both pointers live (device memory for ND_CUDA).
+ * The buffers must not overlap.  Pointers need no particular alignment
+ * (misaligned ones are moved by a slower kernel); either may be NULL when
+ * the shape has no elements.  Nothing is written outside dst's
+ * numel * elem_bytes bytes.
+ * Errors: ND_ERR_ARG (NULL pointer, bad device, bad elem_bytes, ndim out
+ * of range, negative size, overlapping buffers), ND_ERR_AXIS (perm is not
+ * a permutation), ND_ERR_DEVICE (a CUDA error, with CUDA's message). */
 nd_status nd_permute_bytes(nd_device dev, const void *src_ptr, void *dst_ptr,
                            size_t elem_bytes, int ndim, const int64_t *shape,
                            const int *perm);
+
+/* For tests and the benchmark: nd_permute_bytes with its kernel chosen.
+ * version 0 lets nd_permute_bytes choose; 1 naive (any permutation), 2
+ * generic (addresses multiples of elem_bytes, unless the last axis stays
+ * last), 3 tiled transpose (a permutation that simplifies to (1,0) or
+ * (0,2,1)), 4 tiled transpose of 2-byte elements moved in pairs (as 3, with
+ * elem_bytes 2, both transposed axes even, addresses multiples of 4).  *ran
+ * (if ran is not NULL) receives the version that ran, or 0 when no kernel
+ * was needed (the permutation simplifies to the identity: one copy).  On
+ * ND_CPU every version runs the same host loop, but versions are checked
+ * and *ran is set exactly as on ND_CUDA.
+ * Errors: as nd_permute_bytes; ND_ERR_ARG also for a version out of 0..4
+ * and for a version that cannot do this permutation (the message says
+ * why). */
+nd_status nd_permute_bytes_version(nd_device dev, const void *src_ptr, void *dst_ptr,
+                                   size_t elem_bytes, int ndim, const int64_t *shape,
+                                   const int *perm, int version, int *ran);
 
 #ifdef __cplusplus
 }

@@ -277,7 +277,8 @@ nd_status nd_compact(const nd_array *a, nd_array *out)
     nd_array made;
     if ((s = nd_empty(a->buf->device, a->ndim, a->shape, &made)) != ND_OK)
         return s;
-    if ((s = gather_cpu(a, nd_data(&made))) != ND_OK) {
+    s = a->buf->device == ND_CUDA ? nd_cuda_compact(a, &made) : gather_cpu(a, nd_data(&made));
+    if (s != ND_OK) {
         nd_release(&made);
         return s;
     }
@@ -357,7 +358,7 @@ nd_status nd_setitem(const nd_array *dst, const nd_array *src)
                        nd_shape_str(src->ndim, src->shape, sh_src, sizeof sh_src),
                        nd_shape_str(dst->ndim, dst->shape, sh_dst, sizeof sh_dst), why);
     }
-    s = scatter_cpu(dst, &b);
+    s = dst->buf->device == ND_CUDA ? nd_cuda_setitem(dst, &b) : scatter_cpu(dst, &b);
     nd_release(&b);
     return s;
 }
@@ -402,5 +403,5 @@ nd_status nd_setitem_scalar(const nd_array *dst, float value)
     nd_status s = nd_check_array(dst, "setitem_scalar", "dst");
     if (s != ND_OK)
         return s;
-    return fill_cpu(dst, value);
+    return dst->buf->device == ND_CUDA ? nd_cuda_fill(dst, value) : fill_cpu(dst, value);
 }

@@ -425,7 +425,8 @@ static nd_status matmul(const nd_array *a, const nd_array *b, nd_array *out, boo
     if (s != ND_OK)
         return s;
     if ((s = nd_empty(a->buf->device, ndim, shape, &made)) == ND_OK &&
-        (s = matmul_cpu(&x, &y, &made, tiled)) != ND_OK)
+        (s = a->buf->device == ND_CUDA ? nd_cuda_matmul(&x, &y, &made, tiled)
+                                       : matmul_cpu(&x, &y, &made, tiled)) != ND_OK)
         nd_release(&made);
     nd_release(&x);
     nd_release(&y);

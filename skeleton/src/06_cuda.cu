@@ -1,0 +1,523 @@
+/*
+ * 06_cuda.cu -- lesson 6: the operations of lessons 2-5 on a GPU.
+ *
+ * Every kernel here has the same shape: thread number gid (a flat position
+ * in the output, in row-major order) -> multi-index -> memory offset in
+ * each operand, through one helper, offset_of.  What changes from kernel to
+ * kernel is what is done with the element: copied (compact, setitem),
+ * combined (elementwise), folded (reductions) or multiplied (matmul).
+ *
+ * The public functions of lessons 2-5 call the nd_cuda_* functions at the
+ * bottom when their arrays live on ND_CUDA.  Those are given: they simplify
+ * the operands' layouts on the host and call a launch_* function, which
+ * picks the grid and the block and launches a kernel.  You write the index
+ * transform, the kernels and the launches.
+ *
+ * The same file builds with nvcc for a real GPU, and with g++ and the
+ * emulator in grader/emu/ on any machine (each block's threads run as
+ * cooperative fibers: a missing __syncthreads() gives wrong answers there
+ * too).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nd_cuda.h"
+
+/* Threads per block for the one-element-per-thread kernels: a multiple of
+ * the warp (32), and enough warps per block to hide memory latency. */
+#define THREADS 256
+
+/* The most blocks one launch uses.  gridDim.x may go to 2^31 - 1, but a GPU
+ * runs only a few thousand blocks at once anyway; grid-stride loops let
+ * the blocks of a capped grid cover any number of elements.  65535 is also
+ * the limit of gridDim.y and gridDim.z. */
+#define MAX_BLOCKS 65535
+
+/* ------------------------------------------------------------------------ */
+/* Views as kernels see them                                                */
+/* ------------------------------------------------------------------------ */
+
+//@ snippet view
+/* A view passed to a kernel by value: kernel arguments are copied to the
+ * GPU at launch, so a kernel cannot follow the nd_array's pointer to its
+ * buffer header.  data is the buffer's first float (a device pointer). */
+struct view {
+    int ndim;
+    int64_t shape[ND_MAX_DIMS];
+    int64_t strides[ND_MAX_DIMS];
+    int64_t offset;
+    float *data;
+};
+//@ end snippet view
+
+static view view_of(const nd_array *a)
+{
+    view v;
+    memset(&v, 0, sizeof v);
+    v.ndim = a->ndim;
+    for (int k = 0; k < a->ndim; k++) {
+        v.shape[k] = a->shape[k];
+        v.strides[k] = a->strides[k];
+    }
+    v.offset = a->offset;
+    v.data = (float *)a->buf->ptr;
+    return v;
+}
+
+/* Simplify n views of one shape together, as lesson 2's nd_simplify_dims
+ * does for two: drop size-1 axes, and merge an axis into the one before it
+ * where every view steps over it contiguously.  Fewer axes make the index
+ * transform cheaper: a compact array becomes 1-D. */
+static void simplify(view *v, int n)
+{
+    int m = 0;
+    for (int k = 0; k < v[0].ndim; k++) {
+        int64_t size = v[0].shape[k];
+        if (size == 1)
+            continue;
+        bool merge = m > 0;
+        for (int i = 0; i < n && merge; i++)
+            merge = v[i].strides[m - 1] == size * v[i].strides[k];
+        int to = merge ? m - 1 : m++;
+        for (int i = 0; i < n; i++) {
+            v[i].shape[to] = merge ? v[i].shape[to] * size : size;
+            v[i].strides[to] = v[i].strides[k];
+        }
+    }
+    for (int i = 0; i < n; i++)
+        v[i].ndim = m;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The index transform                                                      */
+/* ------------------------------------------------------------------------ */
+
+//@ snippet cuda_offset_of
+/* The memory offset (in floats from v.data) of element number i of v, in
+ * row-major order: peel the multi-index off i from the last axis, the
+ * fastest-moving one, and add index * stride per axis.  One helper for the
+ * host and every kernel. */
+static __host__ __device__ __forceinline__ int64_t offset_of(int64_t i, const view &v)
+{
+    /* TODO (lesson 6): write cuda_offset_of. */
+    /* for k = ndim-1 down to 1: index k is i % shape[k]; i /= shape[k];
+     * then i is the index along axis 0. */
+    (void)i;
+    return v.offset;
+}
+//@ end snippet cuda_offset_of
+
+extern "C" int64_t nd_index_to_offset(int64_t i, int ndim, const int64_t *shape,
+                                      const int64_t *strides, int64_t offset)
+{
+    view v;
+    memset(&v, 0, sizeof v);
+    v.ndim = ndim < 0 ? 0 : ndim > ND_MAX_DIMS ? ND_MAX_DIMS : ndim;
+    for (int k = 0; k < v.ndim; k++) {
+        v.shape[k] = shape[k];
+        v.strides[k] = strides[k];
+    }
+    v.offset = offset;
+    return offset_of(i, v);
+}
+
+//@ snippet grid
+/* Blocks for n elements at `threads` per block, one element per thread,
+ * capped at MAX_BLOCKS (grid-stride loops do the rest).  At least 1: a
+ * grid of 0 blocks is an invalid launch. */
+static unsigned blocks_for(int64_t n, int threads)
+{
+    /* TODO (lesson 6): write blocks_for. */
+    /* Round n / threads up; clamp to 1 .. MAX_BLOCKS. */
+    (void)n; (void)threads;
+    return 1;
+}
+//@ end snippet grid
+
+/* ------------------------------------------------------------------------ */
+/* Compact, setitem and fill (lesson 2 on the GPU)                          */
+/* ------------------------------------------------------------------------ */
+
+//@ snippet copy_kernels
+/* dst[i] = src's element i, for i in 0 .. n-1: a strided gather. */
+static __global__ void compact_kernel(view src, float *dst, int64_t n)
+{
+    /* TODO (lesson 6): write compact_kernel. */
+    /* A grid-stride loop over i = global thread id ..< n; write
+     * dst[i] from src's element i (offset_of). */
+    (void)src; (void)dst; (void)n;
+}
+
+/* dst's element i = src's element i: a strided scatter through dst. */
+static __global__ void setitem_kernel(view dst, view src, int64_t n)
+{
+    /* TODO (lesson 6): write setitem_kernel. */
+    /* As compact_kernel, but both sides go through offset_of. */
+    (void)dst; (void)src; (void)n;
+}
+
+/* dst's element i = value. */
+static __global__ void fill_kernel(view dst, float value, int64_t n)
+{
+    /* TODO (lesson 6): write fill_kernel. */
+    (void)dst; (void)value; (void)n;
+}
+//@ end snippet copy_kernels
+
+//@ snippet copy_launches
+static nd_status launch_compact(const view &src, float *dst, int64_t n)
+{
+    /* TODO (lesson 6): write launch_compact. */
+    /* kernel<<<blocks, threads>>>(args); then ND_CUDA_LAUNCHED("name")
+     * to turn a failed launch or a fault into an error; return ND_OK. */
+    (void)src; (void)dst; (void)n; (void)compact_kernel; (void)blocks_for;
+    return nd_not_implemented("nd_compact on cuda", 6);
+}
+
+static nd_status launch_setitem(const view &dst, const view &src, int64_t n)
+{
+    /* TODO (lesson 6): write launch_setitem. */
+    (void)dst; (void)src; (void)n; (void)setitem_kernel;
+    return nd_not_implemented("nd_setitem on cuda", 6);
+}
+
+static nd_status launch_fill(const view &dst, float value, int64_t n)
+{
+    /* TODO (lesson 6): write launch_fill. */
+    (void)dst; (void)value; (void)n; (void)fill_kernel;
+    return nd_not_implemented("nd_setitem_scalar on cuda", 6);
+}
+//@ end snippet copy_launches
+
+/* ------------------------------------------------------------------------ */
+/* Elementwise (lesson 3 on the GPU)                                        */
+/* ------------------------------------------------------------------------ */
+
+/* The operations, exactly as lesson 3 defines them on the CPU. */
+static __host__ __device__ __forceinline__ float binary_op(nd_binop op, float x, float y)
+{
+    switch (op) {
+    case ND_ADD: return x + y;
+    case ND_SUB: return x - y;
+    case ND_MUL: return x * y;
+    case ND_DIV: return x / y;
+    case ND_POW: return powf(x, y);
+    case ND_MAXIMUM: return (isnan(x) || x >= y) ? x : y;
+    case ND_EQ: return x == y ? 1.0f : 0.0f;
+    case ND_GE: return x >= y ? 1.0f : 0.0f;
+    }
+    return NAN;
+}
+
+static __host__ __device__ __forceinline__ float unary_op(nd_unop op, float x)
+{
+    switch (op) {
+    case ND_NEG: return -x;
+    case ND_LOG: return logf(x);
+    case ND_EXP: return expf(x);
+    case ND_TANH: return tanhf(x);
+    case ND_ABS: return fabsf(x);
+    }
+    return NAN;
+}
+
+//@ snippet ewise_kernels
+/* dst's element i = a's element i OP b's element i. */
+static __global__ void binary_kernel(nd_binop op, view dst, view a, view b, int64_t n)
+{
+    /* TODO (lesson 6): write binary_kernel. */
+    /* A grid-stride loop; binary_op(op, x, y) computes one element. */
+    (void)op; (void)dst; (void)a; (void)b; (void)n; (void)binary_op;
+}
+
+/* dst's element i = OP(a's element i). */
+static __global__ void unary_kernel(nd_unop op, view dst, view a, int64_t n)
+{
+    /* TODO (lesson 6): write unary_kernel. */
+    (void)op; (void)dst; (void)a; (void)n; (void)unary_op;
+}
+//@ end snippet ewise_kernels
+
+static nd_status launch_binary(nd_binop op, const view &dst, const view &a, const view &b,
+                               int64_t n)
+{
+    /* TODO (lesson 6): write launch_binary. */
+    (void)op; (void)dst; (void)a; (void)b; (void)n; (void)binary_kernel;
+    return nd_not_implemented("nd_binary on cuda", 6);
+}
+
+static nd_status launch_unary(nd_unop op, const view &dst, const view &a, int64_t n)
+{
+    /* TODO (lesson 6): write launch_unary. */
+    (void)op; (void)dst; (void)a; (void)n; (void)unary_kernel;
+    return nd_not_implemented("nd_unary on cuda", 6);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reductions (lesson 4 on the GPU)                                         */
+/* ------------------------------------------------------------------------ */
+
+#define WARP 32
+#define FULL_MASK 0xffffffffu
+
+/* Lesson 4's max: NaN wins, as in np.max. */
+static __device__ __forceinline__ float max2(float m, float x)
+{
+    return x > m || isnan(x) ? x : m;
+}
+
+//@ snippet reduce_kernel
+/* Fold the values of the 32 lanes of a warp; lane 0 gets the result.
+ * __shfl_down_sync reads a register of the lane `delta` above: after
+ * strides 16, 8, 4, 2, 1 lane 0 has seen all 32 values. */
+static __device__ __forceinline__ float warp_fold(nd_reduce_op op, float x)
+{
+    /* TODO (lesson 6): write warp_fold. */
+    /* for delta = 16, 8, 4, 2, 1: combine x with __shfl_down_sync(
+     * FULL_MASK, x, delta). */
+    (void)op; (void)max2;
+    return x;
+}
+
+/* One block per output (a grid-stride loop over outputs): output o folds
+ * the nred elements of its block, at kept.data + offset_of(o, kept) +
+ * offset_of(j, red) for j in 0 .. nred-1.  blockDim.x is a multiple of 32,
+ * at most 1024. */
+static __global__ void reduce_kernel(nd_reduce_op op, view kept, view red, int64_t nout,
+                                     int64_t nred, float *dst)
+{
+    /* TODO (lesson 6): write reduce_kernel. */
+    /* For each output o of this block (o = blockIdx.x; o += gridDim.x):
+     * each thread folds elements threadIdx.x, + blockDim.x, ...; then
+     * warp_fold; lane 0 of each warp writes a __shared__ slot;
+     * __syncthreads(); warp 0 folds the slots and writes dst[o];
+     * __syncthreads() again before the slots are reused. */
+    (void)op; (void)kept; (void)red; (void)nout; (void)nred; (void)dst; (void)warp_fold;
+}
+//@ end snippet reduce_kernel
+
+//@ snippet launch_reduce
+static nd_status launch_reduce(nd_reduce_op op, const view &kept, const view &red,
+                               int64_t nout, int64_t nred, float *dst)
+{
+    /* TODO (lesson 6): write launch_reduce. */
+    /* One block per output (blocks_for(nout, 1)); a power of two of
+     * threads, 32 to THREADS, no more than nred needs. */
+    (void)op; (void)kept; (void)red; (void)nout; (void)nred; (void)dst;
+    (void)reduce_kernel;
+    return nd_not_implemented("nd_reduce on cuda", 6);
+}
+//@ end snippet launch_reduce
+
+/* ------------------------------------------------------------------------ */
+/* Matmul (lesson 5 on the GPU)                                             */
+/* ------------------------------------------------------------------------ */
+
+//@ snippet matrices
+/* The operands of a batched matmul c = a @ b, c compact of shape
+ * (batch..., m, n).  Matrix z of a starts at a.data + offset_of(z, abatch)
+ * (abatch: c's batch shape with a's batch strides and a's offset), and its
+ * element (i, p) is a further i * a_rs + p * a_cs floats on; b likewise. */
+struct matmul_args {
+    view abatch, bbatch;
+    int64_t a_rs, a_cs, b_rs, b_cs;
+    int64_t m, n, k, nbatch;
+    float *c;
+};
+//@ end snippet matrices
+
+//@ snippet matmul_naive_kernel
+/* One thread per element of c: thread (x, y) of the grid computes
+ * c[z][i][j] for i = y, j = x, z = blockIdx.z (+ gridDim.z ...). */
+static __global__ void matmul_naive_kernel(matmul_args g)
+{
+    /* TODO (lesson 6): write matmul_naive_kernel. */
+    (void)g;
+}
+//@ end snippet matmul_naive_kernel
+
+//@ snippet matmul_tiled_kernel
+/* The tiled kernel: a block of 16 x 16 threads computes a 64 x 64 tile of
+ * c, each thread a 4 x 4 grid of outputs held in registers (rows ty + 16r,
+ * columns tx + 16c).  Step by step along k, the block stages a 64 x 16
+ * panel of a and a 16 x 64 panel of b in shared memory; each value staged
+ * is then used by 64 threads instead of read from global memory 64 times. */
+#define TM 64    /* tile rows */
+#define TN 64    /* tile columns */
+#define TK 16    /* panel depth */
+#define TT 16    /* threads per tile side: TM / TT = 4 outputs each way */
+
+static __global__ void matmul_tiled_kernel(matmul_args g)
+{
+    /* TODO (lesson 6): write matmul_tiled_kernel. */
+    /* __shared__ panels of a (TK x TM, transposed) and b (TK x TN).
+     * For each matrix z of this block, for p0 = 0, TK, ...: stage both
+     * panels (zeros outside the matrices), __syncthreads(), accumulate
+     * the 4 x 4 outputs, __syncthreads(); then write the outputs that
+     * lie inside c. */
+    (void)g;
+}
+//@ end snippet matmul_tiled_kernel
+
+//@ snippet launch_matmul
+static nd_status launch_matmul(const matmul_args &g, bool tiled)
+{
+    /* TODO (lesson 6): write launch_matmul. */
+    /* x covers n (columns), y covers m (rows), z the batch (at most
+     * MAX_BLOCKS).  Tiled: one block of TT x TT threads per TM x TN tile
+     * of c.  Naive: 16 x 16 threads per 16 x 16 outputs. */
+    (void)g; (void)tiled; (void)matmul_naive_kernel; (void)matmul_tiled_kernel;
+    return nd_not_implemented(tiled ? "nd_matmul on cuda" : "nd_matmul_naive on cuda", 6);
+}
+//@ end snippet launch_matmul
+
+/* ------------------------------------------------------------------------ */
+/* The backend operations (given): called by lessons 2-5                    */
+/* ------------------------------------------------------------------------ */
+
+/* Whether a is a permutation of a compact block of memory: its axes,
+ * sorted by stride, have the strides of a compact array.  If so, shape
+ * and perm describe it as lesson 7 wants: a == compact(shape).permute(perm),
+ * starting at a's offset. */
+static bool as_permutation(const nd_array *a, int *ndim, int64_t *shape, int *perm)
+{
+    int axes[ND_MAX_DIMS], m = 0;
+    for (int k = 0; k < a->ndim; k++)
+        if (a->shape[k] != 1)
+            axes[m++] = k;
+    /* order[j]: the view axis that is source axis j (largest stride first) */
+    int order[ND_MAX_DIMS];
+    for (int j = 0; j < m; j++)
+        order[j] = j;
+    for (int j = 1; j < m; j++)   /* insertion sort: at most 8 axes */
+        for (int i = j; i > 0 && a->strides[axes[order[i]]] > a->strides[axes[order[i - 1]]]; i--) {
+            int t = order[i];
+            order[i] = order[i - 1];
+            order[i - 1] = t;
+        }
+    int64_t expect = 1;
+    for (int j = m - 1; j >= 0; j--) {
+        int k = axes[order[j]];
+        if (a->strides[k] != expect)
+            return false;
+        expect *= a->shape[k];
+    }
+    for (int j = 0; j < m; j++) {
+        shape[j] = a->shape[axes[order[j]]];
+        perm[order[j]] = j;
+    }
+    *ndim = m;
+    return true;
+}
+
+extern "C" nd_status nd_cuda_compact(const nd_array *a, const nd_array *dst)
+{
+    int64_t n = nd_numel(a);
+    if (n == 0)
+        return ND_OK;
+    /* A transpose or permute of compact memory: lesson 7's kernels move
+     * it at close to copy speed.  Until lesson 7 is written, the general
+     * gather below does it. */
+    int ndim, perm[ND_MAX_DIMS];
+    int64_t shape[ND_MAX_DIMS];
+    if (as_permutation(a, &ndim, shape, perm)) {
+        const float *src = (const float *)a->buf->ptr + a->offset;
+        nd_status s = nd_permute_bytes(ND_CUDA, src, dst->buf->ptr, sizeof(float), ndim, shape,
+                                       perm);
+        if (s != ND_ERR_NOT_IMPLEMENTED)
+            return s;
+    }
+    view v = view_of(a);
+    simplify(&v, 1);
+    return launch_compact(v, (float *)dst->buf->ptr, n);
+}
+
+extern "C" nd_status nd_cuda_setitem(const nd_array *dst, const nd_array *src)
+{
+    int64_t n = nd_numel(dst);
+    if (n == 0)
+        return ND_OK;
+    view v[2] = { view_of(dst), view_of(src) };
+    simplify(v, 2);
+    return launch_setitem(v[0], v[1], n);
+}
+
+extern "C" nd_status nd_cuda_fill(const nd_array *dst, float value)
+{
+    int64_t n = nd_numel(dst);
+    if (n == 0)
+        return ND_OK;
+    view v = view_of(dst);
+    simplify(&v, 1);
+    return launch_fill(v, value, n);
+}
+
+extern "C" nd_status nd_cuda_binary(nd_binop op, const nd_array *dst, const nd_array *a,
+                                    const nd_array *b)
+{
+    int64_t n = nd_numel(dst);
+    if (n == 0)
+        return ND_OK;
+    view v[3] = { view_of(dst), view_of(a), view_of(b) };
+    simplify(v, 3);
+    return launch_binary(op, v[0], v[1], v[2], n);
+}
+
+extern "C" nd_status nd_cuda_unary(nd_unop op, const nd_array *dst, const nd_array *a)
+{
+    int64_t n = nd_numel(dst);
+    if (n == 0)
+        return ND_OK;
+    view v[2] = { view_of(dst), view_of(a) };
+    simplify(v, 2);
+    return launch_unary(op, v[0], v[1], n);
+}
+
+extern "C" nd_status nd_cuda_reduce(nd_reduce_op op, const nd_array *v, int nkept,
+                                    const nd_array *dst)
+{
+    int64_t nout = nd_shape_numel(nkept, v->shape);
+    if (nout == 0)
+        return ND_OK;
+    /* kept: v's first nkept axes, with v's offset; red: the rest, from 0. */
+    view kept = view_of(v), red = view_of(v);
+    kept.ndim = nkept;
+    red.ndim = v->ndim - nkept;
+    for (int k = 0; k < red.ndim; k++) {
+        red.shape[k] = v->shape[nkept + k];
+        red.strides[k] = v->strides[nkept + k];
+    }
+    red.offset = 0;
+    int64_t nred = nd_shape_numel(red.ndim, red.shape);
+    simplify(&kept, 1);
+    simplify(&red, 1);
+    return launch_reduce(op, kept, red, nout, nred, (float *)dst->buf->ptr);
+}
+
+extern "C" nd_status nd_cuda_matmul(const nd_array *a, const nd_array *b, const nd_array *c,
+                                    bool tiled)
+{
+    int d = c->ndim;
+    matmul_args g;
+    memset(&g, 0, sizeof g);
+    g.m = c->shape[d - 2];
+    g.n = c->shape[d - 1];
+    g.k = a->shape[d - 1];
+    g.nbatch = nd_shape_numel(d - 2, c->shape);
+    if (g.m == 0 || g.n == 0 || g.nbatch == 0)
+        return ND_OK;
+    g.abatch = view_of(a);
+    g.bbatch = view_of(b);
+    g.abatch.ndim = g.bbatch.ndim = d - 2;   /* the batch axes only */
+    g.a_rs = a->strides[d - 2];
+    g.a_cs = a->strides[d - 1];
+    g.b_rs = b->strides[d - 2];
+    g.b_cs = b->strides[d - 1];
+    g.c = (float *)c->buf->ptr;
+    view batch[2] = { g.abatch, g.bbatch };
+    simplify(batch, 2);
+    g.abatch = batch[0];
+    g.bbatch = batch[1];
+    return launch_matmul(g, tiled);
+}

@@ -1,0 +1,333 @@
+/*
+ * test_06_cuda.c -- public tests of lesson 6: the index transform on the
+ * host, and what only the CUDA device has: launches over sizes that are
+ * not multiples of the block, more elements or outputs than one grid pass
+ * covers, and moving arrays between devices.
+ *
+ * Every test of lessons 2-5 also runs on the CUDA device, as "name[cuda]";
+ * those cases count for this lesson too (see main.c).  The tests here that
+ * need the device are registered for it alone (T_ADD_CUDA).  The device
+ * itself (memory, copies, nd_to_device) is the framework's, tested with
+ * lesson 0.
+ *
+ * References never call lesson code: t_gather reads a host copy of the
+ * buffer index by index, and the loops below compute in double.
+ */
+#include "nd_test.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define INDEX_HINT "peel the index off i from the last axis: index[k] = i % " \
+    "shape[k], i /= shape[k]; the offset is offset + sum(index[k] * strides[k])"
+#define LAUNCH_HINT "round the number of blocks up (n / threads leaves the last " \
+    "partial block out), and guard i < n in the kernel, or loop with a grid stride"
+#define GRID_HINT "the grid is capped at MAX_BLOCKS blocks: each thread must loop, " \
+    "i += gridDim.x * blockDim.x, until i >= n (a grid-stride loop)"
+
+/* offset + sum(index[k] * strides[k]) for row-major position i. */
+static int64_t ref_offset(int64_t i, int ndim, const int64_t *shape, const int64_t *strides,
+                          int64_t offset)
+{
+    int64_t index[ND_MAX_DIMS];
+    t_unravel(i, ndim, shape, index);
+    for (int k = 0; k < ndim; k++)
+        offset += index[k] * strides[k];
+    return offset;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The index transform, on the host                                       */
+/* ---------------------------------------------------------------------- */
+
+/* The skeleton's offset_of returns the view's offset whatever i is. */
+static void require_index_transform(void)
+{
+    int64_t shape[1] = { 10 }, strides[1] = { 1 };
+    ck_assert_msg(nd_index_to_offset(5, 1, shape, strides, 0) != 0,
+                  "nd_index_to_offset gives offset 0 for element 5 of a compact (10,): "
+                  "offset_of is not implemented (lesson 6)\n  hint: %s", INDEX_HINT);
+}
+
+START_TEST(index_to_offset_cases)
+{
+    require_index_transform();
+    static const struct {
+        int ndim;
+        int64_t shape[3], strides[3], offset, i, want;
+        const char *what;
+    } cases[] = {
+        { 3, { 2, 3, 4 }, { 12, 4, 1 }, 0, 17, 17, "a compact (2,3,4): its own position" },
+        { 3, { 2, 3, 4 }, { 1, 8, 2 }, 0, 17, 1 + 8 + 2, "(2,3,4) permuted: index (1,1,1)" },
+        { 2, { 3, 4 }, { -4, 1 }, 8, 5, 8 - 4 + 1, "rows reversed: offset 8, index (1,1)" },
+        { 2, { 3, 4 }, { 0, 1 }, 2, 11, 2 + 3, "a broadcast row: stride 0 on axis 0" },
+        { 1, { 5 }, { 3 }, 1, 4, 13, "every third element from 1" },
+        { 0, { 0 }, { 0 }, 7, 0, 7, "a scalar: just the offset" },
+        { 3, { 1, 1, 6 }, { 99, -7, 2 }, 4, 5, 14, "size-1 axes: their strides never count" },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        int64_t got = nd_index_to_offset(cases[c].i, cases[c].ndim, cases[c].shape,
+                                         cases[c].strides, cases[c].offset);
+        ck_assert_msg(got == cases[c].want,
+                      "%s: nd_index_to_offset(i=%" PRId64 ") gave %" PRId64 ", want %" PRId64
+                      "\n  hint: %s", cases[c].what, cases[c].i, got, cases[c].want, INDEX_HINT);
+    }
+}
+END_TEST
+
+START_TEST(index_to_offset_random)
+{
+    require_index_transform();
+    t_rng r = t_rng_new(600);
+    for (int trial = 0; trial < 2000; trial++) {
+        int ndim = (int)t_int(&r, 1, ND_MAX_DIMS);
+        int64_t shape[ND_MAX_DIMS], strides[ND_MAX_DIMS];
+        t_random_shape(&r, ndim, 6, false, 100000, shape);
+        for (int k = 0; k < ndim; k++)
+            strides[k] = t_int(&r, -50, 50);
+        int64_t offset = t_int(&r, 0, 1000), n = t_numel(ndim, shape);
+        for (int probe = 0; probe < 20; probe++) {
+            int64_t i = t_int(&r, 0, n - 1);
+            int64_t want = ref_offset(i, ndim, shape, strides, offset);
+            int64_t got = nd_index_to_offset(i, ndim, shape, strides, offset);
+            if (got != want) {
+                int64_t index[ND_MAX_DIMS];
+                t_unravel(i, ndim, shape, index);
+                ck_abort_msg("nd_index_to_offset(i=%" PRId64 ") for shape %s, offset %" PRId64
+                             ": got %" PRId64 ", want %" PRId64 " (index %s)\n  hint: %s",
+                             i, t_index_str(ndim, shape), offset, got, want,
+                             t_index_str(ndim, index), INDEX_HINT);
+            }
+        }
+    }
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* Launches: sizes that are not multiples of the block                    */
+/* ---------------------------------------------------------------------- */
+
+static const int64_t odd_sizes[] = { 1, 2, 31, 32, 33, 255, 256, 257, 1000, 4097, 65537 };
+#define NODD (int)(sizeof odd_sizes / sizeof odd_sizes[0])
+
+/* compact, setitem, fill, binary and unary over n elements of reversed
+ * (negative-stride) views, against t_gather. */
+START_TEST(launch_odd_sizes)
+{
+    for (int c = 0; c < NODD; c++) {
+        int64_t n = odd_sizes[c], stride[1] = { -1 }, one[1] = { 1 };
+        char what[120];
+        /* compact of a reversed view: element i is buffer[n-1-i] */
+        nd_array rev = t_strided(n, 1, &n, stride, n - 1), out;
+        float *want = t_gather(&rev);
+        T_OK(nd_compact(&rev, &out));
+        snprintf(what, sizeof what, "nd_compact of a reversed view of %" PRId64 " elements", n);
+        t_assert_values(&out, want, what, LAUNCH_HINT);
+        /* setitem through the reversed view, from a compact array */
+        nd_array dst = t_nan_array(1, &n), rdst;
+        T_OK(nd_as_strided(&dst, 1, &n, stride, n - 1, &rdst));
+        T_OK(nd_setitem(&rdst, &out));
+        snprintf(what, sizeof what, "nd_setitem of %" PRId64 " elements through a reversed "
+                 "view", n);
+        t_assert_values(&rdst, want, what, LAUNCH_HINT);
+        /* fill */
+        T_OK(nd_setitem_scalar(&rdst, 2.5f));
+        float *twos = t_floats(n);
+        for (int64_t i = 0; i < n; i++)
+            twos[i] = 2.5f;
+        snprintf(what, sizeof what, "nd_setitem_scalar on %" PRId64 " elements", n);
+        t_assert_values(&dst, twos, what, LAUNCH_HINT);
+        /* binary with a broadcast scalar-shaped operand, and unary */
+        nd_array s = t_array_of(1, one, (const float[]){ 10.0f }), sum, neg;
+        T_OK(nd_binary(ND_ADD, &rev, &s, &sum));
+        T_OK(nd_unary(ND_NEG, &rev, &neg));
+        for (int64_t i = 0; i < n; i++)
+            twos[i] = want[i] + 10.0f;
+        snprintf(what, sizeof what, "nd_binary(ND_ADD) of %" PRId64 " elements and (1,)", n);
+        t_assert_values(&sum, twos, what, LAUNCH_HINT);
+        for (int64_t i = 0; i < n; i++)
+            twos[i] = -want[i];
+        snprintf(what, sizeof what, "nd_unary(ND_NEG) of %" PRId64 " elements", n);
+        t_assert_values(&neg, twos, what, LAUNCH_HINT);
+        free(twos);
+        free(want);
+        nd_release(&rev);
+        nd_release(&out);
+        nd_release(&dst);
+        nd_release(&rdst);
+        nd_release(&s);
+        nd_release(&sum);
+        nd_release(&neg);
+    }
+}
+END_TEST
+
+/* Sums and maxes over the last axis for lengths around the warp and the
+ * block, many outputs each. */
+START_TEST(reduce_odd_lengths)
+{
+    static const int64_t lens[] = { 1, 2, 31, 32, 33, 63, 255, 256, 257, 1025, 5000 };
+    t_rng r = t_rng_new(602);
+    for (size_t c = 0; c < sizeof lens / sizeof lens[0]; c++) {
+        int64_t shape[2] = { 37, lens[c] }, n = shape[0] * shape[1];
+        nd_array a = t_random_array(&r, 2, shape, -1.0f, 1.0f), sum, max;
+        float *x = t_gather(&a), want_sum[37], want_max[37];
+        int axis = 1;
+        T_OK(nd_reduce(ND_SUM, &a, 1, &axis, false, &sum));
+        T_OK(nd_reduce(ND_MAX, &a, 1, &axis, false, &max));
+        for (int64_t i = 0; i < shape[0]; i++) {
+            double s = 0;
+            float m = -INFINITY;
+            for (int64_t j = 0; j < shape[1]; j++) {
+                s += x[i * shape[1] + j];
+                m = x[i * shape[1] + j] > m ? x[i * shape[1] + j] : m;
+            }
+            want_sum[i] = (float)s;
+            want_max[i] = m;
+        }
+        char what[120];
+        snprintf(what, sizeof what, "sum over the last axis of (37,%" PRId64 ")", lens[c]);
+        t_assert_close(&sum, want_sum, 1e-5, 1e-5 * sqrt((double)n),
+                       what, "every thread of the block must fold its elements, and every "
+                       "warp's value must reach the final fold");
+        snprintf(what, sizeof what, "max over the last axis of (37,%" PRId64 ")", lens[c]);
+        t_assert_values(&max, want_max, what, "start a max from -INFINITY (or the first "
+                        "element), never from 0; idle lanes must not add 0 to a max");
+        free(x);
+        nd_release(&a);
+        nd_release(&sum);
+        nd_release(&max);
+    }
+}
+END_TEST
+
+/* c = a @ b in double on the host, a and b compact. */
+static void ref_matmul(const float *a, const float *b, float *c, int64_t batch, int64_t m,
+                       int64_t k, int64_t n)
+{
+    for (int64_t z = 0; z < batch; z++)
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < n; j++) {
+                double s = 0;
+                for (int64_t p = 0; p < k; p++)
+                    s += (double)a[(z * m + i) * k + p] * b[(z * k + p) * n + j];
+                c[(z * m + i) * n + j] = (float)s;
+            }
+}
+
+/* Matmul for sizes around the 64 x 64 tile and the 16-deep panel. */
+START_TEST(matmul_odd_sizes)
+{
+    static const int64_t sizes[][3] = {
+        { 1, 1, 1 }, { 1, 70, 1 }, { 63, 17, 65 }, { 65, 64, 63 }, { 64, 16, 64 },
+        { 129, 33, 7 }, { 3, 200, 130 },
+    };
+    t_rng r = t_rng_new(603);
+    for (size_t c = 0; c < sizeof sizes / sizeof sizes[0]; c++) {
+        int64_t m = sizes[c][0], k = sizes[c][1], n = sizes[c][2];
+        int64_t sa[2] = { m, k }, sb[2] = { k, n }, sc[2] = { m, n };
+        nd_array a = t_random_array(&r, 2, sa, -1, 1), b = t_random_array(&r, 2, sb, -1, 1);
+        float *x = t_gather(&a), *y = t_gather(&b), *want = t_floats(m * n);
+        ref_matmul(x, y, want, 1, m, k, n);
+        for (int tiled = 0; tiled < 2; tiled++) {
+            nd_array out;
+            T_OK(tiled ? nd_matmul(&a, &b, &out) : nd_matmul_naive(&a, &b, &out));
+            char what[140];
+            snprintf(what, sizeof what, "%s of (%" PRId64 ",%" PRId64 ") @ (%" PRId64 ",%"
+                     PRId64 ")", tiled ? "nd_matmul" : "nd_matmul_naive", m, k, k, n);
+            t_assert_shape(&out, 2, sc, what);
+            t_assert_close(&out, want, 1e-5, 1e-5 * (double)k, what,
+                           "a tile at the edge of c must read zeros past the matrices and "
+                           "write only the outputs inside c");
+            nd_release(&out);
+        }
+        free(x);
+        free(y);
+        free(want);
+        nd_release(&a);
+        nd_release(&b);
+    }
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* More than one grid pass                                                */
+/* ---------------------------------------------------------------------- */
+
+/* 65535 blocks of 256 threads are 16776960 threads: one more element
+ * than that needs a second pass of the grid-stride loop. */
+START_TEST(large_fill_and_add)
+{
+    int64_t n = 65535LL * 256 + 1001, one[1] = { 1 };
+    nd_array a = t_nan_array(1, &n), s = t_array_of(1, one, (const float[]){ 1.5f }), sum;
+    T_OK(nd_setitem_scalar(&a, 2.0f));
+    T_OK(nd_binary(ND_ADD, &a, &s, &sum));
+    float *got = t_gather(&sum);
+    for (int64_t i = 0; i < n; i++)
+        if (got[i] != 3.5f) {
+            float g = got[i];
+            free(got);
+            ck_abort_msg("fill then add on %" PRId64 " elements: element %" PRId64 " is %g, "
+                         "want 3.5\n  hint: %s", n, i, (double)g, GRID_HINT);
+        }
+    free(got);
+    nd_release(&a);
+    nd_release(&s);
+    nd_release(&sum);
+}
+END_TEST
+
+/* More outputs than blocks: 70000 sums of 3, and a batch of 70000. */
+START_TEST(large_reduce_and_batch)
+{
+    int64_t shape[2] = { 70000, 3 };
+    nd_array a = t_arange(2, shape), sum;
+    int axis = 1;
+    T_OK(nd_reduce(ND_SUM, &a, 1, &axis, false, &sum));
+    float *x = t_gather(&a), *want = t_floats(shape[0]);
+    for (int64_t i = 0; i < shape[0]; i++)
+        want[i] = x[3 * i] + x[3 * i + 1] + x[3 * i + 2];
+    t_assert_close(&sum, want, 1e-6, 0, "sum over axis 1 of (70000,3): more outputs than "
+                   "blocks", GRID_HINT);
+    free(x);
+    free(want);
+    nd_release(&a);
+    nd_release(&sum);
+
+    int64_t sa[3] = { 70000, 2, 3 }, sb[3] = { 70000, 3, 2 };
+    t_rng r = t_rng_new(604);
+    nd_array p = t_random_array(&r, 3, sa, -1, 1), q = t_random_array(&r, 3, sb, -1, 1), c;
+    float *px = t_gather(&p), *qx = t_gather(&q), *cw = t_floats(70000 * 4);
+    ref_matmul(px, qx, cw, 70000, 2, 3, 2);
+    T_OK(nd_matmul(&p, &q, &c));
+    t_assert_close(&c, cw, 1e-5, 1e-5, "nd_matmul of a batch of 70000 (2,3) @ (3,2): more "
+                   "matrices than gridDim.z allows", GRID_HINT);
+    nd_release(&c);
+    T_OK(nd_matmul_naive(&p, &q, &c));
+    t_assert_close(&c, cw, 1e-5, 1e-5, "nd_matmul_naive of a batch of 70000", GRID_HINT);
+    free(px);
+    free(qx);
+    free(cw);
+    nd_release(&p);
+    nd_release(&q);
+    nd_release(&c);
+}
+END_TEST
+
+Suite *suite_06_cuda(void);
+
+Suite *suite_06_cuda(void)
+{
+    Suite *s = t_suite(6, "06_cuda");
+    T_ADD_HOST(s, index_to_offset_cases);
+    T_ADD_HOST(s, index_to_offset_random);
+    T_ADD_CUDA(s, launch_odd_sizes);
+    T_ADD_CUDA(s, reduce_odd_lengths);
+    T_ADD_CUDA(s, matmul_odd_sizes);
+    T_ADD_CUDA(s, large_fill_and_add);
+    T_ADD_CUDA(s, large_reduce_and_batch);
+    return s;
+}
