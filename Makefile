@@ -124,7 +124,7 @@ test: deps ## run the public tests on TREE (L=N one lesson, T=name one test)
 	@echo "Testing $(TREE) ($(VARIANT) build; CUDA device: $(if $(filter gpu,$(CUDA_MODE)),the GPU,the emulator))"
 	@$(WORKFLOW) test -- $(if $(L),-l $(L)) $(if $(T),-t $(T)) $(if $(filter 1,$(V)),-v)
 
-bench: ## CPU benchmarks of TREE: a table, and build/bench/cpu.tsv (installs OpenBLAS)
+bench: ## benchmarks of TREE: CPU (build/bench/cpu.tsv, installs OpenBLAS), and GPU ones when there is a GPU
 	@bash grader/install-deps.sh --bench
 	@$(MAKE) BENCH=1 TREE=$(TREE) build/$(TREE_ID)/bench/bench_cpu
 	@mkdir -p build/bench
@@ -132,6 +132,15 @@ bench: ## CPU benchmarks of TREE: a table, and build/bench/cpu.tsv (installs Ope
 	@# others (some machines set it); compare against its own best choice.
 	env -u OPENBLAS_CORETYPE build/$(TREE_ID)/bench/bench_cpu -o build/bench/cpu.tsv $(if $(F),-f $(F))
 	@echo "wrote build/bench/cpu.tsv"
+ifeq ($(CUDA_MODE),gpu)
+	@$(MAKE) BENCH=1 TREE=$(TREE) CUDA=gpu $(patsubst tests/bench/%.cu,build/$(TREE_ID)/bench-gpu/%,$(wildcard tests/bench/bench_gpu*.cu))
+	@for b in build/$(TREE_ID)/bench-gpu/bench_gpu*; do \
+	  n=$$(basename $$b); $$b -o build/bench/$${n#bench_}.tsv $(if $(F),-f $(F)) || exit 1; \
+	  echo "wrote build/bench/$${n#bench_}.tsv"; done
+	@if [ -f tests/bench/permute_torch.py ]; then python3 tests/bench/permute_torch.py -o build/bench/gpu_permute_torch.tsv; fi
+else
+	@echo "GPU benchmarks skipped: no GPU here (the CUDA device is the emulator, whose timings mean nothing)"
+endif
 
 # Targets for the course's authors: they need solution/, which the
 # student handout does not have.
@@ -216,6 +225,11 @@ $(RUNNER): $(TEST_OBJS) $(B)/libnd.a
 -include grader/grader.mk
 -include docs/docs.mk
 -include tests/workflow.mk
+
+# The GPU benchmarks: nvcc, cuBLAS; only on a GPU (make bench).
+$(B)/bench_gpu%: tests/bench/bench_gpu%.cu $(B)/libnd.a
+	@$(if $(Q),echo "  NVCC    $<")
+	$(Q)$(NVCC) $(NVCC_FLAGS) -O3 -I$(TREE)/include $< $(B)/libnd.a -lcublas -o $@
 
 # The benchmark links OpenBLAS, which only `make bench` needs.
 $(B)/bench_cpu: tests/bench/bench_cpu.c $(B)/libnd.a

@@ -6,9 +6,13 @@
 #
 #   1. the skeleton generator's self-tests (hostile marker files)
 #   2. skeleton/ is exactly what the generator makes from solution/
-#   3. both trees build with -Wall -Wextra -Werror
+#   3. both trees build with -Wall -Wextra -Werror; with nvcc installed,
+#      every .cu file of both trees also builds for sm_75 and sm_90; the
+#      CUDA emulator's self-tests (broken kernels it must catch)
 #   4. every public test passes on the solution
-#   5. ... and again under AddressSanitizer + UBSan (+ LeakSanitizer)
+#   5. ... and again under AddressSanitizer + UBSan (+ LeakSanitizer);
+#      the [cuda] cases run on a GPU if there is one, else on the emulator;
+#      lesson 7's tests catch a transpose kernel without its barriers
 #   6. on the skeleton, every lesson test FAILS with "not implemented" --
 #      none passes, none crashes -- and it is the same set of tests; the
 #      framework's tests ("lesson 0") pass there as they do on the solution
@@ -80,6 +84,9 @@ run "skeleton/ in sync with solution/" make skeleton-check
 echo "== builds (-Wall -Wextra -Werror)"
 run "build solution" make build TREE=solution
 run "build skeleton" make build TREE=skeleton
+run "nvcc: both trees' .cu files build for sm_75 and sm_90, warnings as errors" make cuda-check
+bash grader/emu/test_emu.sh >"$logs/emu.log" 2>&1
+add_counts "CUDA emulator self-tests" "$logs/emu.log"
 
 echo "== public tests on the solution"
 build/solution/normal/run_tests -r "$logs/solution.tsv" >"$logs/solution.log" 2>&1
@@ -91,6 +98,12 @@ if make build TREE=solution SAN=1 >"$logs/build-asan.log" 2>&1; then
     add_counts "solution (sanitizers)" "$logs/solution-asan.log"
 else
     bad "build solution with sanitizers (log: $logs/build-asan.log)"
+fi
+
+if [ -f tests/selftest_permute_nosync.sh ]; then
+    bash tests/selftest_permute_nosync.sh >"$logs/permute-nosync.log" 2>&1
+    add_counts "lesson 7's tests catch a transpose without __syncthreads()" \
+        "$logs/permute-nosync.log"
 fi
 
 echo "== public tests on the skeleton: each must fail cleanly"
