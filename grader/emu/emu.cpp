@@ -1,0 +1,1331 @@
+/* The runtime of the CPU emulator of CUDA (grader/emu/README.md).
+ *
+ * One host thread runs every CUDA thread. The threads of a block are
+ * cooperative fibers; blocks run one after another, in order (x fastest),
+ * and so do the threads of a block (thread 0, 1, 2, ...). A thread runs
+ * until it finishes, or until it waits at __syncthreads() or a warp
+ * operation (shuffle, ballot, __syncwarp); only then does it keep a fiber
+ * (and its stack) of its own, so a kernel without barriers costs a plain
+ * function call per thread.
+ *
+ * A fiber switch is a few instructions of assembly on x86-64 (no system
+ * call) and ucontext elsewhere. With AddressSanitizer every switch is
+ * announced to it, so kernels can be checked for out-of-bounds accesses.
+ *
+ * Nothing is initialised before the first CUDA call (the test programs
+ * fork), and no real threads are used.
+ */
+#include <cuda_runtime.h>
+
+#include <cerrno>
+#include <cstdarg>
+#include <ctime>
+#include <fenv.h>
+#include <map>
+#include <set>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define NDEMU_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NDEMU_ASAN 1
+#endif
+#endif
+#ifdef NDEMU_ASAN
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+#if defined(__x86_64__) && !defined(NDEMU_UCONTEXT)
+#define NDEMU_ASM_SWITCH 1
+#else
+#include <ucontext.h>
+#endif
+
+namespace ndemu {
+
+Builtins g_builtins;
+
+/* ------------------------------------------------------------------------
+ * Errors
+ * --------------------------------------------------------------------- */
+static cudaError_t g_last = cudaSuccess;   /* cudaGetLastError() */
+static cudaError_t g_sticky = cudaSuccess; /* a fault in a kernel: until cudaDeviceReset */
+static char g_message[4096];               /* ndemu_last_message() */
+
+static void vset_message(const char *fmt, va_list ap)
+{
+    vsnprintf(g_message, sizeof g_message, fmt, ap);
+    const char *v = getenv("NDEMU_VERBOSE");
+    if (v && *v && *v != '0') fprintf(stderr, "ndemu: %s\n", g_message);
+}
+
+/* An API error: returned, and remembered for cudaGetLastError(). */
+__attribute__((format(printf, 2, 3))) static cudaError_t fail(cudaError_t e, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vset_message(fmt, ap);
+    va_end(ap);
+    g_last = e;
+    return e;
+}
+
+/* After a fault in a kernel every call that uses the device returns it. */
+static bool sticky(cudaError_t *e)
+{
+    if (g_sticky == cudaSuccess) return false;
+    g_last = g_sticky;
+    *e = g_sticky;
+    return true;
+}
+#define NDEMU_STICKY()                       \
+    do {                                     \
+        cudaError_t sticky_e_;               \
+        if (sticky(&sticky_e_)) return sticky_e_; \
+    } while (0)
+
+/* ------------------------------------------------------------------------
+ * Allocations
+ * --------------------------------------------------------------------- */
+/* The runtime's tables are never destroyed: LeakSanitizer runs after static
+ * destructors, and device memory is no leak it should report (as on a GPU). */
+template <class T>
+static T &forever(T *&p)
+{
+    if (!p) p = new T();
+    return *p;
+}
+static std::map<uintptr_t, size_t> *g_allocs_p; /* base -> size of live cudaMalloc blocks */
+#define g_allocs forever(g_allocs_p)
+
+/* 0 if [p, p+n) lies inside one live allocation; else describes why not. */
+static bool in_device_memory(const void *p, size_t n, char *why, size_t whylen)
+{
+    uintptr_t a = (uintptr_t)p;
+    auto it = g_allocs.upper_bound(a);
+    if (it != g_allocs.begin()) {
+        --it;
+        uintptr_t base = it->first;
+        size_t size = it->second;
+        if (a < base + size || (size == 0 && a == base)) {
+            if (n <= size - (a - base)) return true;
+            snprintf(why, whylen,
+                     "the range [%p, %p) runs %zu bytes past the end of the %zu-byte allocation at %p",
+                     p, (const void *)(a + n), (size_t)(a + n - (base + size)), size, (void *)base);
+            return false;
+        }
+        if (a == base + size) {
+            snprintf(why, whylen, "%p is just past the end of the %zu-byte allocation at %p", p, size,
+                     (void *)base);
+            return false;
+        }
+    }
+    snprintf(why, whylen,
+             "%p is not device memory: no live cudaMalloc allocation contains it (a host pointer, "
+             "a freed pointer, or one never allocated?)",
+             p);
+    return false;
+}
+
+static bool is_device_ptr(const void *p)
+{
+    char why[8];
+    return p && in_device_memory(p, 1, why, sizeof why);
+}
+
+/* ------------------------------------------------------------------------
+ * Fibers
+ * --------------------------------------------------------------------- */
+#ifdef NDEMU_ASAN
+static const size_t kStackSize = 1024 * 1024;
+#else
+static const size_t kStackSize = 256 * 1024;
+#endif
+static const int kMaxFibers = 1025;
+
+struct Fiber {
+    void *sp = nullptr; /* saved stack pointer while switched out */
+    char *map = nullptr;
+    size_t map_size = 0;
+    char *stack_lo = nullptr;
+    size_t stack_size = 0;
+    bool busy = false;  /* running threads, or owned by a waiting one */
+    bool kill = false;  /* abandoned: leave for good when resumed */
+    void *fake_stack = nullptr;
+#ifndef NDEMU_ASM_SWITCH
+    ucontext_t uc;
+#endif
+};
+
+static std::vector<Fiber *> *g_fibers_p; /* every fiber, reused across launches */
+static std::vector<Fiber *> *g_free_p;   /* the idle ones */
+#define g_fibers forever(g_fibers_p)
+#define g_free forever(g_free_p)
+static Fiber *g_cur = nullptr; /* the fiber running now, or null on the main stack */
+#ifdef NDEMU_ASM_SWITCH
+static void *g_main_sp = nullptr;
+#else
+static ucontext_t g_main_uc;
+static Fiber *g_starting = nullptr;
+#endif
+#ifdef NDEMU_ASAN
+static const void *g_main_lo = nullptr;
+static size_t g_main_size = 0;
+static void *g_main_fake = nullptr;
+static bool g_from_main = false;
+#endif
+
+static void fiber_entry(void *arg);
+
+#ifdef NDEMU_ASM_SWITCH
+/* ndemu_switch(save, to): push the callee-saved registers, store the stack
+ * pointer in *save, load `to`, pop. The SSE and x87 control words are not
+ * switched: device code cannot change them (CUDA has no floating-point
+ * environment; rounding is per instruction), so every fiber shares the host
+ * thread's, and run_launch() restores them after each launch. Saving them
+ * at every switch cost half the time of a __syncthreads(). */
+extern "C" void ndemu_switch(void **save, void *to);
+extern "C" void ndemu_fiber_start(void);
+asm(R"(
+    .text
+    .p2align 4
+    .globl ndemu_switch
+    .hidden ndemu_switch
+    .type ndemu_switch, @function
+ndemu_switch:
+    pushq %rbp
+    pushq %rbx
+    pushq %r12
+    pushq %r13
+    pushq %r14
+    pushq %r15
+    movq %rsp, (%rdi)
+    movq %rsi, %rsp
+    popq %r15
+    popq %r14
+    popq %r13
+    popq %r12
+    popq %rbx
+    popq %rbp
+    ret
+    .size ndemu_switch, .-ndemu_switch
+
+    .p2align 4
+    .globl ndemu_fiber_start
+    .hidden ndemu_fiber_start
+    .type ndemu_fiber_start, @function
+ndemu_fiber_start:
+    movq %r12, %rdi
+    callq *%r13
+    ud2
+    .size ndemu_fiber_start, .-ndemu_fiber_start
+)");
+#else
+static void fiber_start_uc(void) { fiber_entry(g_starting); }
+#endif
+
+static void fiber_reset(Fiber *f)
+{
+#ifdef NDEMU_ASM_SWITCH
+    /* A fresh frame for ndemu_switch to "return" into ndemu_fiber_start,
+     * which calls fiber_entry(f) with an ABI-aligned stack. */
+    char *top = f->stack_lo + f->stack_size; /* 16-byte aligned */
+    uint64_t *ret = (uint64_t *)(top - 24);
+    ret[0] = (uint64_t)(uintptr_t)&ndemu_fiber_start;
+    ret[-1] = 0;                                 /* rbp: ends frame-pointer walks */
+    ret[-2] = 0;                                 /* rbx */
+    ret[-3] = (uint64_t)(uintptr_t)f;            /* r12: the argument */
+    ret[-4] = (uint64_t)(uintptr_t)&fiber_entry; /* r13 */
+    ret[-5] = 0;                                 /* r14 */
+    ret[-6] = 0;                                 /* r15 */
+    f->sp = &ret[-6];
+#else
+    getcontext(&f->uc);
+    f->uc.uc_stack.ss_sp = f->stack_lo;
+    f->uc.uc_stack.ss_size = f->stack_size;
+    f->uc.uc_link = nullptr;
+    makecontext(&f->uc, fiber_start_uc, 0);
+#endif
+    f->kill = false;
+    f->fake_stack = nullptr;
+}
+
+static Fiber *fiber_new(void)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    size_t psize = page > 0 ? (size_t)page : 4096;
+    Fiber *f = new Fiber;
+    f->map_size = kStackSize + psize;
+    void *m = mmap(nullptr, f->map_size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    if (m == MAP_FAILED) {
+        delete f;
+        return nullptr;
+    }
+    f->map = (char *)m;
+    mprotect(f->map, psize, PROT_NONE); /* guard page below the stack */
+    f->stack_lo = f->map + psize;
+    f->stack_size = kStackSize;
+    fiber_reset(f);
+    g_fibers.push_back(f);
+    return f;
+}
+
+/* Switch from `from` to `to` (null: the main stack); returns when something
+ * switches back to `from`. No system call on x86-64. */
+static void jump(Fiber *from, Fiber *to)
+{
+    g_cur = to;
+#ifdef NDEMU_ASAN
+    g_from_main = from == nullptr;
+    __sanitizer_start_switch_fiber(from ? &from->fake_stack : &g_main_fake, to ? to->stack_lo : g_main_lo,
+                                   to ? to->stack_size : g_main_size);
+#endif
+#ifdef NDEMU_ASM_SWITCH
+    ndemu_switch(from ? &from->sp : &g_main_sp, to ? to->sp : g_main_sp);
+#else
+    g_starting = to;
+    swapcontext(from ? &from->uc : &g_main_uc, to ? &to->uc : &g_main_uc);
+#endif
+#ifdef NDEMU_ASAN
+    __sanitizer_finish_switch_fiber(from ? from->fake_stack : g_main_fake, nullptr, nullptr);
+#endif
+    g_cur = from;
+    if (from && from->kill) {
+        /* The launch was abandoned: leave for good (with a null save slot,
+         * AddressSanitizer frees this fiber's fake stack). */
+#ifdef NDEMU_ASAN
+        __sanitizer_start_switch_fiber(nullptr, g_main_lo, g_main_size);
+#endif
+        g_cur = nullptr;
+#ifdef NDEMU_ASM_SWITCH
+        ndemu_switch(&from->sp, g_main_sp);
+#else
+        swapcontext(&from->uc, &g_main_uc);
+#endif
+        __builtin_trap(); /* never resumed: fiber_reset gives it a new frame */
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * Blocks
+ * --------------------------------------------------------------------- */
+enum ThreadState : unsigned char { kRunning = 0, kDone, kAtBarrier, kAtWarp, kFaulted };
+
+struct Rendezvous {
+    unsigned mask;    /* the lanes that must arrive (the mask, limited to lanes that exist) */
+    unsigned arrived; /* the lanes that did */
+    int readers;      /* lanes still to read their result */
+    int warp;
+    const char *file;
+    int line;
+    const char *what;
+    unsigned long long value[32];
+};
+
+struct Block {
+    const LaunchInfo *info = nullptr;
+    Thunk thunk = nullptr;
+    void *ctx = nullptr;
+    int n = 0;    /* threads per block */
+    int next = 0; /* the next thread to start */
+    int ndone = 0, nbarrier = 0;
+    bool error = false;
+    std::vector<uint3> tidx;         /* threadIdx of each linear id */
+    std::vector<unsigned char> state;
+    std::vector<Fiber *> fiber;      /* of a waiting thread */
+    std::vector<const char *> bfile; /* where a thread waits at a barrier */
+    std::vector<int> bline;
+    std::vector<int> waiting_rdv;    /* which rendezvous a thread waits at */
+    /* the barrier being gathered: its first thread, and a thread elsewhere */
+    int bar_first = -1, bar_other = -1;
+    int bar_acc = 0, bar_count = 0, bar_live = 0; /* for __syncthreads_count/and/or */
+    std::vector<int> runq;           /* threads free to go on, in order */
+    size_t runq_head = 0;
+    std::vector<Rendezvous> rdv;
+    std::vector<int> rdv_free;
+    std::vector<std::vector<int>> open; /* per warp: rendezvous still gathering */
+};
+
+static Block g_block;
+static bool g_in_launch = false;
+static int g_tid = -1; /* linear id of the running thread in its block */
+
+static const char *fmt3(char *buf, size_t len, uint3 v)
+{
+    snprintf(buf, len, "(%u,%u,%u)", v.x, v.y, v.z);
+    return buf;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* A fault in the running kernel: the launch is abandoned. */
+__attribute__((format(printf, 1, 2))) static void kernel_fault(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vset_message(fmt, ap);
+    va_end(ap);
+    g_block.error = true;
+    g_sticky = cudaErrorLaunchFailure;
+    g_last = cudaErrorLaunchFailure;
+}
+
+static void describe_thread(char *buf, size_t len, int t)
+{
+    char a[48], b[48];
+    snprintf(buf, len, "thread %s of block %s", fmt3(a, sizeof a, g_block.tidx[(size_t)t]),
+             fmt3(b, sizeof b, g_builtins.block_idx));
+}
+
+static bool same_site(const char *f1, int l1, const char *f2, int l2)
+{
+    return l1 == l2 && (f1 == f2 || strcmp(f1, f2) == 0);
+}
+
+/* Nothing can run and some threads wait: release a barrier, or report
+ * why the block can never finish. */
+static void resolve(void)
+{
+    Block &b = g_block;
+    const char *kname = b.info->kernel;
+    char who[128], who2[128];
+    /* A warp operation that some lane of its mask never reaches. */
+    for (size_t w = 0; w < b.open.size(); w++) {
+        if (b.open[w].empty()) continue;
+        const Rendezvous &r = b.rdv[(size_t)b.open[w][0]];
+        unsigned missing = r.mask & ~r.arrived;
+        int lane = __builtin_ctz(missing);
+        int t = (int)w * 32 + lane;
+        describe_thread(who, sizeof who, t);
+        if (b.state[(size_t)t] == kDone) {
+            kernel_fault("%s() at %s:%d in kernel '%s': %s (lane %d of warp %d) returned without "
+                         "reaching it, while other lanes named in the mask 0x%08x wait there; "
+                         "every lane named in the mask must call it",
+                         r.what, base_name(r.file), r.line, kname, who, lane, (int)w, r.mask);
+        } else if (b.state[(size_t)t] == kAtBarrier) {
+            kernel_fault("deadlock in kernel '%s': %s waits at __syncthreads() at %s:%d, while lanes "
+                         "of its warp wait for it at %s() at %s:%d (mask 0x%08x)",
+                         kname, who, base_name(b.bfile[(size_t)t]), b.bline[(size_t)t], r.what,
+                         base_name(r.file), r.line, r.mask);
+        } else {
+            const Rendezvous &o = b.rdv[(size_t)b.waiting_rdv[(size_t)t]];
+            int t2 = (int)w * 32 + __builtin_ctz(r.arrived);
+            describe_thread(who2, sizeof who2, t2);
+            kernel_fault("deadlock in kernel '%s': lanes of one warp wait at warp operations with "
+                         "different masks: %s at %s() at %s:%d with mask 0x%08x, and %s at %s() at "
+                         "%s:%d with mask 0x%08x",
+                         kname, who2, r.what, base_name(r.file), r.line, r.mask, who, o.what,
+                         base_name(o.file), o.line, o.mask);
+        }
+        return;
+    }
+    /* Every waiting thread is at a barrier. */
+    int first = b.bar_first;
+    if (first < 0) { /* cannot happen: ndone < n and nobody waits */
+        kernel_fault("internal error of the emulator in kernel '%s': threads neither run nor wait", kname);
+        return;
+    }
+    const char *f = b.bfile[(size_t)first];
+    int line = b.bline[(size_t)first];
+    if (b.ndone > 0) {
+        int done = 0;
+        while (b.state[(size_t)done] != kDone) done++;
+        describe_thread(who, sizeof who, done);
+        kernel_fault("__syncthreads() at %s:%d in kernel '%s': %s returned without reaching it; "
+                     "every thread of a block must reach each barrier",
+                     base_name(f), line, kname, who);
+        return;
+    }
+    if (b.bar_other >= 0) {
+        int t = b.bar_other;
+        describe_thread(who, sizeof who, first);
+        describe_thread(who2, sizeof who2, t);
+        kernel_fault("divergent __syncthreads() in kernel '%s': %s waits at %s:%d while %s waits "
+                     "at %s:%d; all threads of a block must reach the same barrier",
+                     kname, who, base_name(f), line, who2, base_name(b.bfile[(size_t)t]),
+                     b.bline[(size_t)t]);
+        return;
+    }
+    /* Release them all, in thread order. */
+    b.bar_count = b.bar_acc;
+    b.bar_live = b.n;
+    b.bar_acc = 0;
+    b.bar_first = b.bar_other = -1;
+    b.nbarrier = 0;
+    b.runq.resize((size_t)b.n);
+    for (int t = 0; t < b.n; t++) b.runq[(size_t)t] = t;
+    b.runq_head = 0;
+}
+
+static Fiber *acquire_fiber(void)
+{
+    Fiber *f = nullptr;
+    if (!g_free.empty()) {
+        f = g_free.back();
+        g_free.pop_back();
+    } else if ((int)g_fibers.size() < kMaxFibers) {
+        f = fiber_new();
+    }
+    if (f) f->busy = true;
+    return f;
+}
+
+/* What runs next: a thread free to go on, else a fresh fiber for the
+ * threads not started yet, else (after releasing a barrier) the first
+ * released thread; null when the block is finished or has failed. */
+static Fiber *next_fiber(void)
+{
+    Block &b = g_block;
+    for (;;) {
+        if (b.error) return nullptr;
+        if (b.runq_head < b.runq.size()) {
+            int t = b.runq[b.runq_head++];
+            if (b.runq_head == b.runq.size()) {
+                b.runq.clear();
+                b.runq_head = 0;
+            }
+            b.state[(size_t)t] = kRunning;
+            return b.fiber[(size_t)t];
+        }
+        if (b.next < b.n) {
+            Fiber *f = acquire_fiber();
+            if (!f)
+                kernel_fault("kernel '%s': the emulator cannot allocate a fiber stack (%s)", b.info->kernel,
+                             strerror(errno));
+            return f;
+        }
+        if (b.ndone == b.n) return nullptr;
+        resolve();
+    }
+}
+
+static void fiber_entry(void *arg)
+{
+    Fiber *self = (Fiber *)arg;
+#ifdef NDEMU_ASAN
+    const void *lo;
+    size_t size;
+    __sanitizer_finish_switch_fiber(nullptr, &lo, &size);
+    if (g_from_main) {
+        g_main_lo = lo;
+        g_main_size = size;
+    }
+#endif
+    for (;;) {
+        Block &b = g_block;
+        /* Run the threads not started yet, one after another, on this stack. */
+        while (b.next < b.n && !b.error) {
+            int t = b.next++;
+            g_tid = t;
+            g_builtins.thread_idx = b.tidx[(size_t)t];
+            b.thunk(b.ctx);
+            b.state[(size_t)g_tid] = kDone;
+            b.ndone++;
+        }
+        self->busy = false; /* idle: back to the pool */
+        g_free.push_back(self);
+        jump(self, next_fiber());
+    }
+}
+
+/* The running thread waits (at a barrier or a warp operation) until it is
+ * released; meanwhile the others run. */
+static void wait_here(void)
+{
+    Block &b = g_block;
+    Fiber *self = g_cur;
+    int me = g_tid;
+    b.fiber[(size_t)me] = self;
+    Fiber *to = next_fiber();
+    if (to != self) jump(self, to);
+    g_tid = me;
+    g_builtins.thread_idx = b.tidx[(size_t)me];
+}
+
+static void abandon_fibers(void)
+{
+    for (Fiber *f : g_fibers) {
+        if (!f->busy) continue;
+        /* Let it leave through jump() (so AddressSanitizer drops its fake
+         * stack), then clear the poison its frames left on the stack. */
+        f->kill = true;
+        jump(nullptr, f);
+#ifdef NDEMU_ASAN
+        __asan_unpoison_memory_region(f->stack_lo, f->stack_size);
+#endif
+        fiber_reset(f);
+        f->busy = false;
+        g_free.push_back(f);
+    }
+}
+
+static void run_block(void)
+{
+    Block &b = g_block;
+    b.next = 0;
+    b.ndone = b.nbarrier = 0;
+    b.bar_first = b.bar_other = -1;
+    b.bar_acc = 0;
+    b.runq.clear();
+    b.runq_head = 0;
+    std::fill(b.state.begin(), b.state.end(), (unsigned char)kRunning);
+    Fiber *f = next_fiber();
+    if (f) jump(nullptr, f); /* back when the block is finished or has failed */
+    if (b.error) abandon_fibers();
+}
+
+/* ------------------------------------------------------------------------
+ * Device-side operations
+ * --------------------------------------------------------------------- */
+static bool outside_kernel(const char *what, const char *file, int line)
+{
+    if (g_in_launch && g_cur) return false;
+    fprintf(stderr, "ndemu: %s() called outside a kernel at %s:%d; it is device code\n", what, file, line);
+    return true;
+}
+
+int syncthreads(const char *file, int line, int kind, int pred)
+{
+    if (outside_kernel("__syncthreads", file, line)) return 0;
+    Block &b = g_block;
+    int me = g_tid;
+    b.state[(size_t)me] = kAtBarrier;
+    b.bfile[(size_t)me] = file;
+    b.bline[(size_t)me] = line;
+    b.bar_acc += pred;
+    if (b.nbarrier++ == 0)
+        b.bar_first = me;
+    else if (b.bar_other < 0 && !same_site(b.bfile[(size_t)b.bar_first], b.bline[(size_t)b.bar_first], file, line))
+        b.bar_other = me;
+    wait_here();
+    switch (kind) {
+    case kSyncCount: return b.bar_count;
+    case kSyncAnd: return b.bar_count == b.bar_live;
+    case kSyncOr: return b.bar_count > 0;
+    default: return 0;
+    }
+}
+
+static unsigned lanes_existing(int warp)
+{
+    int left = g_block.n - warp * 32;
+    return left >= 32 ? 0xffffffffu : ((1u << left) - 1u);
+}
+
+unsigned activemask()
+{
+    if (outside_kernel("__activemask", "?", 0)) return 0;
+    int w = g_tid / 32;
+    unsigned m = 0;
+    unsigned ex = lanes_existing(w);
+    for (int l = 0; l < 32; l++)
+        if ((ex >> l & 1u) && g_block.state[(size_t)(w * 32 + l)] != kDone) m |= 1u << l;
+    return m;
+}
+
+unsigned long long warp_op(const char *file, int line, const char *what, WarpOp op, unsigned mask,
+                           unsigned long long value, int arg, int width)
+{
+    if (outside_kernel(what, file, line)) return value;
+    Block &b = g_block;
+    int me = g_tid;
+    int w = me / 32, lane = me % 32;
+    char who[128];
+    if (width < 1 || width > 32 || (width & (width - 1)) != 0) {
+        describe_thread(who, sizeof who, me);
+        kernel_fault("%s() at %s:%d in kernel '%s': %s passes width %d; the width must be a power "
+                     "of 2 from 1 to 32",
+                     what, base_name(file), line, b.info->kernel, who, width);
+        b.state[(size_t)me] = kFaulted;
+        wait_here();
+        return value;
+    }
+    unsigned em = mask & lanes_existing(w);
+    if (!(em >> lane & 1u)) {
+        describe_thread(who, sizeof who, me);
+        kernel_fault("%s() at %s:%d in kernel '%s': %s is lane %d of warp %d, but the mask 0x%08x "
+                     "does not name it; a thread must be in the mask it passes",
+                     what, base_name(file), line, b.info->kernel, who, lane, w, mask);
+        b.state[(size_t)me] = kFaulted;
+        wait_here();
+        return value;
+    }
+    /* Join the rendezvous of this warp with the same mask, or open one. */
+    std::vector<int> &open = b.open[(size_t)w];
+    int ri = -1;
+    size_t oi = 0;
+    for (; oi < open.size(); oi++)
+        if (b.rdv[(size_t)open[oi]].mask == em) {
+            ri = open[oi];
+            break;
+        }
+    if (ri < 0) {
+        if (!b.rdv_free.empty()) {
+            ri = b.rdv_free.back();
+            b.rdv_free.pop_back();
+        } else {
+            ri = (int)b.rdv.size();
+            b.rdv.emplace_back();
+        }
+        Rendezvous &r = b.rdv[(size_t)ri];
+        r.mask = em;
+        r.arrived = 0;
+        r.readers = __builtin_popcount(em);
+        r.warp = w;
+        r.file = file;
+        r.line = line;
+        r.what = what;
+        open.push_back(ri);
+        oi = open.size() - 1;
+    }
+    {
+        Rendezvous &r = b.rdv[(size_t)ri];
+        r.value[lane] = value;
+        r.arrived |= 1u << lane;
+        if (r.arrived != em) {
+            b.state[(size_t)me] = kAtWarp;
+            b.waiting_rdv[(size_t)me] = ri;
+            wait_here();
+        } else {
+            /* The last to arrive: the others may go on (in lane order). */
+            open.erase(open.begin() + (long)oi);
+            for (int l = 0; l < 32; l++) {
+                if (l == lane || !(em >> l & 1u)) continue;
+                int t = w * 32 + l;
+                b.state[(size_t)t] = kRunning;
+                b.runq.push_back(t);
+            }
+        }
+    }
+    Rendezvous &r = b.rdv[(size_t)ri]; /* b.rdv may have grown while we waited */
+    int seg = lane & ~(width - 1);
+    unsigned d = (unsigned)arg;
+    int src = lane;
+    unsigned long long out = 0;
+    switch (op) {
+    case kSyncwarp: break;
+    case kShfl: src = seg + (int)(d & (unsigned)(width - 1)); break;
+    case kShflUp: src = ((unsigned)(lane - seg) >= d) ? lane - (int)d : lane; break;
+    case kShflDown: src = ((unsigned)(lane - seg) + d < (unsigned)width) ? lane + (int)d : lane; break;
+    case kShflXor:
+        src = (int)((unsigned)lane ^ d);
+        if (src > 31 || (src & ~(width - 1)) > seg) src = lane;
+        break;
+    case kBallot:
+    case kAny:
+    case kAll: {
+        unsigned ballot = 0;
+        for (int l = 0; l < 32; l++)
+            if ((em >> l & 1u) && r.value[l]) ballot |= 1u << l;
+        out = op == kBallot ? ballot : op == kAny ? (ballot != 0) : (ballot == em);
+        break;
+    }
+    }
+    if (op >= kShfl && op <= kShflXor)
+        out = (src >= 0 && src < 32 && (em >> src & 1u)) ? r.value[src] : value;
+    if (--r.readers == 0) b.rdv_free.push_back(ri);
+    return out;
+}
+
+long long clock_ticks()
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Dynamic shared memory (extern __shared__): one buffer; the bytes past the
+ * launch's request are poisoned for AddressSanitizer. */
+alignas(256) static unsigned char g_dynamic_shared[kMaxDynamicShared];
+unsigned char *const dynamic_shared_base = g_dynamic_shared;
+
+/* ------------------------------------------------------------------------
+ * Launch
+ * --------------------------------------------------------------------- */
+static bool valid_stream(cudaStream_t s);
+
+void run_launch(const LaunchInfo &info, Thunk thunk, void *ctx)
+{
+    const char *k = info.kernel;
+    const char *where = base_name(info.file);
+    if (g_in_launch) {
+        fail(cudaErrorNotSupported,
+             "launch of kernel '%s' at %s:%d from inside a kernel: dynamic parallelism is not "
+             "supported by the CPU emulator",
+             k, where, info.line);
+        return;
+    }
+    cudaError_t e;
+    if (sticky(&e)) return;
+    const dim3 &g = info.grid, &bl = info.block;
+    unsigned long long nthreads = (unsigned long long)bl.x * bl.y * bl.z;
+    if (g.x == 0 || g.y == 0 || g.z == 0 || bl.x == 0 || bl.y == 0 || bl.z == 0) {
+        fail(cudaErrorInvalidConfiguration,
+             "launch of kernel '%s' at %s:%d with grid (%u,%u,%u) and block (%u,%u,%u): no dimension "
+             "may be 0",
+             k, where, info.line, g.x, g.y, g.z, bl.x, bl.y, bl.z);
+        return;
+    }
+    if (nthreads > 1024 || bl.x > 1024 || bl.y > 1024 || bl.z > 64) {
+        fail(cudaErrorInvalidConfiguration,
+             "launch of kernel '%s' at %s:%d with block (%u,%u,%u) = %llu threads: a block has at "
+             "most 1024 threads, blockDim.x and .y at most 1024, blockDim.z at most 64",
+             k, where, info.line, bl.x, bl.y, bl.z, nthreads);
+        return;
+    }
+    if (g.x > 2147483647u || g.y > 65535 || g.z > 65535) {
+        fail(cudaErrorInvalidConfiguration,
+             "launch of kernel '%s' at %s:%d with grid (%u,%u,%u): gridDim.x is at most 2147483647, "
+             "gridDim.y and .z at most 65535",
+             k, where, info.line, g.x, g.y, g.z);
+        return;
+    }
+    if (info.shmem > (size_t)kMaxDynamicShared) {
+        fail(cudaErrorInvalidValue,
+             "launch of kernel '%s' at %s:%d asks for %zu bytes of dynamic shared memory; the "
+             "emulator has at most %d",
+             k, where, info.line, info.shmem, (int)kMaxDynamicShared);
+        return;
+    }
+    if (!valid_stream(info.stream)) {
+        fail(cudaErrorInvalidResourceHandle,
+             "launch of kernel '%s' at %s:%d on stream %p, which is not a live stream", k, where,
+             info.line, (void *)info.stream);
+        return;
+    }
+#ifdef NDEMU_ASAN
+    __asan_unpoison_memory_region(g_dynamic_shared, info.shmem);
+    __asan_poison_memory_region(g_dynamic_shared + info.shmem, sizeof g_dynamic_shared - info.shmem);
+#endif
+    Block &b = g_block;
+    int n = (int)nthreads;
+    b.info = &info;
+    b.thunk = thunk;
+    b.ctx = ctx;
+    b.n = n;
+    b.error = false;
+    b.tidx.resize((size_t)n);
+    for (int t = 0; t < n; t++)
+        b.tidx[(size_t)t] = uint3{(unsigned)t % bl.x, (unsigned)t / bl.x % bl.y, (unsigned)t / (bl.x * bl.y)};
+    b.state.assign((size_t)n, kRunning);
+    b.fiber.assign((size_t)n, nullptr);
+    b.bfile.assign((size_t)n, nullptr);
+    b.bline.assign((size_t)n, 0);
+    b.waiting_rdv.assign((size_t)n, -1);
+    b.rdv.clear();
+    b.rdv_free.clear();
+    b.open.assign((size_t)(n + 31) / 32, std::vector<int>());
+    g_builtins.block_dim = bl;
+    g_builtins.grid_dim = g;
+    fenv_t fenv; /* the host's floating-point environment, restored after the kernel */
+    fegetenv(&fenv);
+    g_in_launch = true;
+    for (unsigned z = 0; z < g.z && !b.error; z++)
+        for (unsigned y = 0; y < g.y && !b.error; y++)
+            for (unsigned x = 0; x < g.x && !b.error; x++) {
+                g_builtins.block_idx = uint3{x, y, z};
+                run_block();
+                for (auto &o : b.open) o.clear();
+                b.rdv.clear();
+                b.rdv_free.clear();
+            }
+    g_in_launch = false;
+    fesetenv(&fenv);
+    g_tid = -1;
+    b.info = nullptr;
+}
+
+/* ------------------------------------------------------------------------
+ * Streams and events
+ * --------------------------------------------------------------------- */
+static std::set<const void *> *g_streams_p, *g_events_p;
+#define g_streams forever(g_streams_p)
+#define g_events forever(g_events_p)
+
+static bool valid_stream(cudaStream_t s)
+{
+    return s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread || g_streams.count(s);
+}
+
+} /* namespace ndemu */
+
+struct CUstream_st {
+    unsigned flags;
+};
+struct CUevent_st {
+    unsigned flags;
+    bool recorded;
+    long long ns;
+};
+
+using namespace ndemu;
+
+/* ------------------------------------------------------------------------
+ * The runtime API
+ * --------------------------------------------------------------------- */
+extern "C" {
+
+const char *ndemu_last_message(void) { return g_message; }
+
+const char *cudaGetErrorName(cudaError_t e)
+{
+    switch (e) {
+#define NDEMU_NAME(x) \
+    case x: return #x;
+    NDEMU_NAME(cudaSuccess)
+    NDEMU_NAME(cudaErrorInvalidValue)
+    NDEMU_NAME(cudaErrorMemoryAllocation)
+    NDEMU_NAME(cudaErrorInitializationError)
+    NDEMU_NAME(cudaErrorCudartUnloading)
+    NDEMU_NAME(cudaErrorInvalidConfiguration)
+    NDEMU_NAME(cudaErrorInvalidPitchValue)
+    NDEMU_NAME(cudaErrorInvalidSymbol)
+    NDEMU_NAME(cudaErrorInvalidHostPointer)
+    NDEMU_NAME(cudaErrorInvalidDevicePointer)
+    NDEMU_NAME(cudaErrorInvalidMemcpyDirection)
+    NDEMU_NAME(cudaErrorInvalidDeviceFunction)
+    NDEMU_NAME(cudaErrorNoDevice)
+    NDEMU_NAME(cudaErrorInvalidDevice)
+    NDEMU_NAME(cudaErrorInvalidResourceHandle)
+    NDEMU_NAME(cudaErrorNotReady)
+    NDEMU_NAME(cudaErrorIllegalAddress)
+    NDEMU_NAME(cudaErrorLaunchOutOfResources)
+    NDEMU_NAME(cudaErrorLaunchTimeout)
+    NDEMU_NAME(cudaErrorAssert)
+    NDEMU_NAME(cudaErrorIllegalInstruction)
+    NDEMU_NAME(cudaErrorMisalignedAddress)
+    NDEMU_NAME(cudaErrorLaunchFailure)
+    NDEMU_NAME(cudaErrorNotSupported)
+    NDEMU_NAME(cudaErrorUnknown)
+#undef NDEMU_NAME
+    }
+    return "unrecognized error code";
+}
+
+const char *cudaGetErrorString(cudaError_t e)
+{
+    switch (e) {
+    case cudaSuccess: return "no error";
+    case cudaErrorInvalidValue: return "invalid argument";
+    case cudaErrorMemoryAllocation: return "out of memory";
+    case cudaErrorInitializationError: return "initialization error";
+    case cudaErrorCudartUnloading: return "driver shutting down";
+    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    case cudaErrorInvalidPitchValue: return "invalid pitch argument";
+    case cudaErrorInvalidSymbol: return "invalid device symbol";
+    case cudaErrorInvalidHostPointer: return "invalid host pointer";
+    case cudaErrorInvalidDevicePointer: return "invalid device pointer";
+    case cudaErrorInvalidMemcpyDirection: return "invalid copy direction for memcpy";
+    case cudaErrorInvalidDeviceFunction: return "invalid device function";
+    case cudaErrorNoDevice: return "no CUDA-capable device is detected";
+    case cudaErrorInvalidDevice: return "invalid device ordinal";
+    case cudaErrorInvalidResourceHandle: return "invalid resource handle";
+    case cudaErrorNotReady: return "device not ready";
+    case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
+    case cudaErrorLaunchOutOfResources: return "too many resources requested for launch";
+    case cudaErrorLaunchTimeout: return "the launch timed out and was terminated";
+    case cudaErrorAssert: return "device-side assert triggered";
+    case cudaErrorIllegalInstruction: return "an illegal instruction was encountered";
+    case cudaErrorMisalignedAddress: return "misaligned address";
+    case cudaErrorLaunchFailure: return "unspecified launch failure";
+    case cudaErrorNotSupported: return "operation not supported";
+    case cudaErrorUnknown: return "unknown error";
+    }
+    return "unrecognized error code";
+}
+
+cudaError_t cudaGetLastError(void)
+{
+    cudaError_t e = g_last;
+    g_last = g_sticky;
+    return e;
+}
+
+cudaError_t cudaPeekAtLastError(void) { return g_last; }
+
+cudaError_t cudaMalloc(void **p, size_t size)
+{
+    if (!p) return fail(cudaErrorInvalidValue, "cudaMalloc(NULL, %zu): the pointer to the result is NULL", size);
+    NDEMU_STICKY();
+    *p = nullptr;
+    if (size == 0) return cudaSuccess;
+    /* The normal heap (so AddressSanitizer sees overflows), 256-byte aligned as on a GPU. */
+    void *m = nullptr;
+    size_t rounded = (size + 255) / 256 * 256;
+    if (rounded < size || posix_memalign(&m, 256, size) != 0 || !m)
+        return fail(cudaErrorMemoryAllocation, "cudaMalloc of %zu bytes: out of memory", size);
+    g_allocs[(uintptr_t)m] = size;
+    *p = m;
+    return cudaSuccess;
+}
+
+cudaError_t cudaMallocManaged(void **p, size_t size, unsigned int) { return cudaMalloc(p, size); }
+
+cudaError_t cudaMallocHost(void **p, size_t size)
+{
+    if (!p) return fail(cudaErrorInvalidValue, "cudaMallocHost(NULL, %zu): the pointer to the result is NULL", size);
+    NDEMU_STICKY();
+    *p = size ? malloc(size) : nullptr;
+    if (size && !*p) return fail(cudaErrorMemoryAllocation, "cudaMallocHost of %zu bytes: out of memory", size);
+    return cudaSuccess;
+}
+
+cudaError_t cudaFreeHost(void *p)
+{
+    free(p);
+    return cudaSuccess;
+}
+
+cudaError_t cudaFree(void *p)
+{
+    if (!p) return cudaSuccess;
+    auto it = g_allocs.find((uintptr_t)p);
+    if (it == g_allocs.end()) {
+        if (is_device_ptr(p))
+            return fail(cudaErrorInvalidValue,
+                        "cudaFree(%p): the pointer is inside an allocation but not its start; pass "
+                        "exactly what cudaMalloc returned",
+                        p);
+        return fail(cudaErrorInvalidValue,
+                    "cudaFree(%p): not a pointer returned by cudaMalloc, or already freed", p);
+    }
+    g_allocs.erase(it);
+    free(p);
+    NDEMU_STICKY();
+    return cudaSuccess;
+}
+
+static const char *kind_name(cudaMemcpyKind k)
+{
+    switch (k) {
+    case cudaMemcpyHostToHost: return "cudaMemcpyHostToHost";
+    case cudaMemcpyHostToDevice: return "cudaMemcpyHostToDevice";
+    case cudaMemcpyDeviceToHost: return "cudaMemcpyDeviceToHost";
+    case cudaMemcpyDeviceToDevice: return "cudaMemcpyDeviceToDevice";
+    case cudaMemcpyDefault: return "cudaMemcpyDefault";
+    }
+    return "?";
+}
+
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind)
+{
+    NDEMU_STICKY();
+    if ((unsigned)kind > (unsigned)cudaMemcpyDefault)
+        return fail(cudaErrorInvalidMemcpyDirection, "cudaMemcpy(%p, %p, %zu, %d): %d is not a cudaMemcpyKind",
+                    dst, src, count, (int)kind, (int)kind);
+    if (count == 0) return cudaSuccess;
+    if (!dst || !src)
+        return fail(cudaErrorInvalidValue, "cudaMemcpy(%p, %p, %zu bytes, %s): the %s is NULL", dst, src,
+                    count, kind_name(kind), dst ? "source" : "destination");
+    bool dst_dev = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+    bool src_dev = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+    if (kind == cudaMemcpyDefault) {
+        dst_dev = is_device_ptr(dst);
+        src_dev = is_device_ptr(src);
+    }
+    char why[512];
+    if (dst_dev && !in_device_memory(dst, count, why, sizeof why))
+        return fail(cudaErrorInvalidValue, "cudaMemcpy(%p, %p, %zu bytes, %s): the destination: %s", dst,
+                    src, count, kind_name(kind), why);
+    if (src_dev && !in_device_memory(src, count, why, sizeof why))
+        return fail(cudaErrorInvalidValue, "cudaMemcpy(%p, %p, %zu bytes, %s): the source: %s", dst, src,
+                    count, kind_name(kind), why);
+    memmove(dst, src, count);
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpyKind kind, cudaStream_t s)
+{
+    if (!valid_stream(s))
+        return fail(cudaErrorInvalidResourceHandle, "cudaMemcpyAsync on stream %p, which is not a live stream",
+                    (void *)s);
+    return cudaMemcpy(dst, src, count, kind);
+}
+
+cudaError_t cudaMemset(void *p, int value, size_t count)
+{
+    NDEMU_STICKY();
+    if (count == 0) return cudaSuccess;
+    char why[512];
+    if (!p) return fail(cudaErrorInvalidValue, "cudaMemset(NULL, %d, %zu bytes): the pointer is NULL", value, count);
+    if (!in_device_memory(p, count, why, sizeof why))
+        return fail(cudaErrorInvalidValue, "cudaMemset(%p, %d, %zu bytes): %s", p, value, count, why);
+    memset(p, value, count);
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemsetAsync(void *p, int value, size_t count, cudaStream_t s)
+{
+    if (!valid_stream(s))
+        return fail(cudaErrorInvalidResourceHandle, "cudaMemsetAsync on stream %p, which is not a live stream",
+                    (void *)s);
+    return cudaMemset(p, value, count);
+}
+
+static size_t physical_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (size_t)pages * (size_t)page : (size_t)1 << 32;
+}
+
+cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
+{
+    NDEMU_STICKY();
+    long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (free_bytes) *free_bytes = pages > 0 && page > 0 ? (size_t)pages * (size_t)page : 0;
+    if (total_bytes) *total_bytes = physical_memory();
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSynchronize(void)
+{
+    NDEMU_STICKY();
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceReset(void)
+{
+    for (auto &a : g_allocs) free((void *)a.first);
+    g_allocs.clear();
+    for (const void *s : g_streams) delete (const CUstream_st *)s;
+    for (const void *e : g_events) delete (const CUevent_st *)e;
+    g_streams.clear();
+    g_events.clear();
+    g_sticky = cudaSuccess;
+    g_last = cudaSuccess;
+    g_message[0] = '\0';
+    return cudaSuccess;
+}
+
+static bool bad_device(int d, const char *what, cudaError_t *e)
+{
+    if (d == 0) return false;
+    *e = fail(cudaErrorInvalidDevice, "%s(%d): the emulator has one device, number 0", what, d);
+    return true;
+}
+
+cudaError_t cudaGetDeviceCount(int *count)
+{
+    if (!count) return fail(cudaErrorInvalidValue, "cudaGetDeviceCount(NULL)");
+    *count = 1;
+    return cudaSuccess;
+}
+
+cudaError_t cudaSetDevice(int device)
+{
+    cudaError_t e;
+    if (bad_device(device, "cudaSetDevice", &e)) return e;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetDevice(int *device)
+{
+    if (!device) return fail(cudaErrorInvalidValue, "cudaGetDevice(NULL)");
+    *device = 0;
+    return cudaSuccess;
+}
+
+static int cpu_count(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int device)
+{
+    if (!p) return fail(cudaErrorInvalidValue, "cudaGetDeviceProperties(NULL, %d)", device);
+    cudaError_t e;
+    if (bad_device(device, "cudaGetDeviceProperties", &e)) return e;
+    memset(p, 0, sizeof *p);
+    snprintf(p->name, sizeof p->name, "CUDA emulator (CPU)");
+    p->totalGlobalMem = physical_memory();
+    p->sharedMemPerBlock = 49152;
+    p->regsPerBlock = 65536;
+    p->warpSize = 32;
+    p->memPitch = 2147483647;
+    p->maxThreadsPerBlock = 1024;
+    p->maxThreadsDim[0] = 1024;
+    p->maxThreadsDim[1] = 1024;
+    p->maxThreadsDim[2] = 64;
+    p->maxGridSize[0] = 2147483647;
+    p->maxGridSize[1] = 65535;
+    p->maxGridSize[2] = 65535;
+    p->clockRate = 1000000;
+    p->totalConstMem = 65536;
+    p->major = 9;
+    p->minor = 0;
+    p->textureAlignment = 512;
+    p->multiProcessorCount = cpu_count();
+    p->integrated = 1;
+    p->canMapHostMemory = 1;
+    p->unifiedAddressing = 1;
+    p->managedMemory = 1;
+    p->l2CacheSize = 1 << 20;
+    p->maxThreadsPerMultiProcessor = 2048;
+    p->sharedMemPerMultiprocessor = kMaxDynamicShared;
+    p->regsPerMultiprocessor = 65536;
+    p->sharedMemPerBlockOptin = kMaxDynamicShared;
+    p->maxBlocksPerMultiProcessor = 32;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int device)
+{
+    if (!value) return fail(cudaErrorInvalidValue, "cudaDeviceGetAttribute(NULL, %d, %d)", (int)attr, device);
+    cudaError_t e;
+    if (bad_device(device, "cudaDeviceGetAttribute", &e)) return e;
+    cudaDeviceProp p;
+    cudaGetDeviceProperties(&p, 0);
+    switch (attr) {
+    case cudaDevAttrMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
+    case cudaDevAttrMaxBlockDimX: *value = p.maxThreadsDim[0]; break;
+    case cudaDevAttrMaxBlockDimY: *value = p.maxThreadsDim[1]; break;
+    case cudaDevAttrMaxBlockDimZ: *value = p.maxThreadsDim[2]; break;
+    case cudaDevAttrMaxGridDimX: *value = p.maxGridSize[0]; break;
+    case cudaDevAttrMaxGridDimY: *value = p.maxGridSize[1]; break;
+    case cudaDevAttrMaxGridDimZ: *value = p.maxGridSize[2]; break;
+    case cudaDevAttrMaxSharedMemoryPerBlock: *value = (int)p.sharedMemPerBlock; break;
+    case cudaDevAttrTotalConstantMemory: *value = (int)p.totalConstMem; break;
+    case cudaDevAttrWarpSize: *value = p.warpSize; break;
+    case cudaDevAttrMaxRegistersPerBlock: *value = p.regsPerBlock; break;
+    case cudaDevAttrClockRate: *value = p.clockRate; break;
+    case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
+    case cudaDevAttrL2CacheSize: *value = p.l2CacheSize; break;
+    case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
+    case cudaDevAttrComputeCapabilityMajor: *value = p.major; break;
+    case cudaDevAttrComputeCapabilityMinor: *value = p.minor; break;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = (int)p.sharedMemPerMultiprocessor; break;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = (int)p.sharedMemPerBlockOptin; break;
+    default:
+        return fail(cudaErrorInvalidValue, "cudaDeviceGetAttribute: attribute %d is not emulated", (int)attr);
+    }
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int flags)
+{
+    if (!s) return fail(cudaErrorInvalidValue, "cudaStreamCreate(NULL)");
+    NDEMU_STICKY();
+    CUstream_st *st = new CUstream_st{flags};
+    g_streams.insert(st);
+    *s = st;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreate(cudaStream_t *s) { return cudaStreamCreateWithFlags(s, cudaStreamDefault); }
+
+cudaError_t cudaStreamDestroy(cudaStream_t s)
+{
+    if (!g_streams.erase(s))
+        return fail(cudaErrorInvalidResourceHandle, "cudaStreamDestroy(%p): not a live stream", (void *)s);
+    delete s;
+    NDEMU_STICKY();
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t s)
+{
+    if (!valid_stream(s))
+        return fail(cudaErrorInvalidResourceHandle, "cudaStreamSynchronize(%p): not a live stream", (void *)s);
+    NDEMU_STICKY();
+    return cudaSuccess;
+}
+
+static bool bad_event(cudaEvent_t e, const char *what, cudaError_t *err)
+{
+    if (e && g_events.count(e)) return false;
+    *err = fail(cudaErrorInvalidResourceHandle, "%s(%p): not a live event", what, (void *)e);
+    return true;
+}
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int flags)
+{
+    if (!e) return fail(cudaErrorInvalidValue, "cudaEventCreate(NULL)");
+    NDEMU_STICKY();
+    CUevent_st *ev = new CUevent_st{flags, false, 0};
+    g_events.insert(ev);
+    *e = ev;
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t *e) { return cudaEventCreateWithFlags(e, cudaEventDefault); }
+
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
+{
+    cudaError_t err;
+    if (bad_event(e, "cudaEventRecord", &err)) return err;
+    if (!valid_stream(s))
+        return fail(cudaErrorInvalidResourceHandle, "cudaEventRecord on stream %p, which is not a live stream",
+                    (void *)s);
+    NDEMU_STICKY();
+    e->recorded = true;
+    e->ns = clock_ticks();
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t e)
+{
+    cudaError_t err;
+    if (bad_event(e, "cudaEventSynchronize", &err)) return err;
+    NDEMU_STICKY();
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t e)
+{
+    cudaError_t err;
+    if (bad_event(e, "cudaEventQuery", &err)) return err;
+    NDEMU_STICKY();
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
+{
+    cudaError_t err;
+    if (!ms) return fail(cudaErrorInvalidValue, "cudaEventElapsedTime(NULL, ...)");
+    if (bad_event(start, "cudaEventElapsedTime", &err) || bad_event(end, "cudaEventElapsedTime", &err))
+        return err;
+    NDEMU_STICKY();
+    if (!start->recorded || !end->recorded)
+        return fail(cudaErrorInvalidResourceHandle,
+                    "cudaEventElapsedTime: the %s event was never recorded (call cudaEventRecord first)",
+                    start->recorded ? "end" : "start");
+    if ((start->flags | end->flags) & cudaEventDisableTiming)
+        return fail(cudaErrorInvalidResourceHandle,
+                    "cudaEventElapsedTime: an event was created with cudaEventDisableTiming");
+    *ms = (float)((double)(end->ns - start->ns) / 1e6);
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t e)
+{
+    if (!g_events.erase(e))
+        return fail(cudaErrorInvalidResourceHandle, "cudaEventDestroy(%p): not a live event", (void *)e);
+    delete e;
+    NDEMU_STICKY();
+    return cudaSuccess;
+}
+
+cudaError_t cudaDriverGetVersion(int *v)
+{
+    if (!v) return fail(cudaErrorInvalidValue, "cudaDriverGetVersion(NULL)");
+    *v = CUDART_VERSION;
+    return cudaSuccess;
+}
+
+cudaError_t cudaRuntimeGetVersion(int *v)
+{
+    if (!v) return fail(cudaErrorInvalidValue, "cudaRuntimeGetVersion(NULL)");
+    *v = CUDART_VERSION;
+    return cudaSuccess;
+}
+
+} /* extern "C" */

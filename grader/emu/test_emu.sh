@@ -1,0 +1,178 @@
+#!/bin/sh
+# Self-tests of the CPU emulator of CUDA (grader/emu): builds tests/*.cu
+# with it (-O2, and -O1 with AddressSanitizer + UBSan), runs them, checks
+# the broken kernels are caught, checks cu2cpp.py, and checks that the
+# tests are real CUDA with nvcc when it is installed.
+# Prints one line per check and ends with "N passed, N failed".
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+out=${NDEMU_TEST_DIR:-$root/build/emu-test}
+rm -rf "$out"
+mkdir -p "$out"
+cd "$root" || exit 2
+
+CXX=${CXX:-g++}
+WARN="-std=c++17 -g -Wall -Wextra -Werror -Wshadow -I grader/emu/include -iquote grader/emu/tests"
+OPT="$WARN -O2"
+SAN="$WARN -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+ASAN_ONLY="$WARN -O1 -fsanitize=address -fno-omit-frame-pointer"
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "PASS: $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# The runtime, once per build mode (in parallel).
+$CXX $OPT -c grader/emu/emu.cpp -o "$out/emu_opt.o" 2>"$out/emu_opt.log" &
+$CXX $SAN -c grader/emu/emu.cpp -o "$out/emu_san.o" 2>"$out/emu_san.log" &
+$CXX $ASAN_ONLY -c grader/emu/emu.cpp -o "$out/emu_asan.o" 2>"$out/emu_asan.log" &
+wait
+for m in opt san asan; do
+    if [ -s "$out/emu_$m.o" ]; then ok "[$m] emu.cpp compiles without warnings"
+    else bad "[$m] emu.cpp does not compile:"; cat "$out/emu_$m.log"; fi
+done
+
+# Rewrite and build one test: build NAME MODE FLAGS
+build() {
+    name=$1 mode=$2 flags=$3
+    python3 grader/emu/cu2cpp.py "grader/emu/tests/$name.cu" "$out/$name.cpp" 2>"$out/$name.$mode.log" &&
+        $CXX $flags "$out/$name.cpp" "$out/emu_$mode.o" -o "$out/$name.$mode" 2>>"$out/$name.$mode.log"
+}
+
+# Run a test program and turn its "ok" / "not ok" lines into checks.
+run_checks() {
+    name=$1 mode=$2
+    shift 2
+    "$out/$name.$mode" "$@" >"$out/$name.$mode.out" 2>"$out/$name.$mode.err"
+    rc=$?
+    while IFS= read -r line; do
+        case $line in
+        "ok "*) ok "[$mode] $name: ${line#ok }" ;;
+        "not ok "*) bad "[$mode] $name: ${line#not ok }" ;;
+        "time: "*) echo "      [$mode] $line" ;;
+        esac
+    done <"$out/$name.$mode.out"
+    if [ $rc -ne 0 ] && ! grep -q '^not ok' "$out/$name.$mode.out"; then
+        bad "[$mode] $name exited with status $rc:"
+        tail -n 30 "$out/$name.$mode.err"
+    fi
+}
+
+for t in basic broken; do
+    for mode in opt san; do
+        if [ "$mode" = opt ]; then flags=$OPT; else flags=$SAN; fi
+        if build "$t" "$mode" "$flags"; then
+            ok "[$mode] $t.cu builds with -Wall -Wextra -Werror -Wshadow"
+            run_checks "$t" "$mode"
+        else
+            bad "[$mode] $t.cu does not build:"
+            cat "$out/$t.$mode.log"
+        fi
+    done
+done
+
+# The broken kernels that only a sanitizer catches: an out-of-bounds write
+# to cudaMalloc'd memory, and an out-of-bounds read of a __shared__ array.
+for t in oob_global oob_shared; do
+    line=$(grep -n 'OOB:' "grader/emu/tests/$t.cu" | cut -d: -f1)
+    if [ "$t" = oob_global ]; then kind=heap-buffer-overflow; else kind=global-buffer-overflow; fi
+    for mode in asan san; do
+        if [ "$mode" = asan ]; then flags=$ASAN_ONLY; else flags=$SAN; fi
+        if ! build "$t" "$mode" "$flags"; then
+            bad "[$mode] $t.cu does not build:"
+            cat "$out/$t.$mode.log"
+            continue
+        fi
+        ASAN_OPTIONS=detect_stack_use_after_return=1 "$out/$t.$mode" >"$out/$t.$mode.out" 2>"$out/$t.$mode.err"
+        rc=$?
+        if [ "$mode" = asan ]; then
+            # AddressSanitizer alone: the kind of overflow, and the kernel's
+            # line as the first frame of the stack trace.
+            if [ $rc -ne 0 ] && grep -q "ERROR: AddressSanitizer: $kind" "$out/$t.$mode.err" &&
+                grep -q "#0 .* grader/emu/tests/$t.cu:$line" "$out/$t.$mode.err"; then
+                ok "[$mode] $t: AddressSanitizer reports a $kind at $t.cu:$line"
+            else
+                bad "[$mode] $t: no $kind reported at $t.cu:$line (status $rc):"
+                head -n 20 "$out/$t.$mode.err"
+            fi
+        else
+            # With UBSan too, either sanitizer may see it first.
+            if [ $rc -ne 0 ] && grep -q "grader/emu/tests/$t.cu:$line" "$out/$t.$mode.err"; then
+                ok "[$mode] $t: the sanitizers report the access at $t.cu:$line"
+            else
+                bad "[$mode] $t: nothing reported at $t.cu:$line (status $rc):"
+                head -n 20 "$out/$t.$mode.err"
+            fi
+        fi
+    done
+done
+
+# cu2cpp.py: line numbers, multi-line arguments, templates, comments and
+# strings, and launches it cannot rewrite.
+cu=$out/lines.cu
+cat >"$cu" <<'EOF'
+#include <cuda_runtime.h>
+template <int N, typename T> __global__ void k(T *p, int n) { p[n] = (T)N; }
+void host(float *p)
+{
+    /* k<<<1, 1>>>(p, 0); in a comment */ const char *s = "k<<<1,1>>>(p, 0)";
+    k<4, float><<<dim3(2, 1), 32, 0, 0>>>(p,
+                                          1);
+    (void)s;
+#pragma unroll
+    for (int i = 0; i < 4; i++) p[i] = 0.0f;
+#pragma unroll 4
+    for (int i = 0; i < 4; i++) p[i] = 0.0f;
+    p[0] = not_declared_anywhere;
+}
+EOF
+if python3 grader/emu/cu2cpp.py "$cu" "$out/lines.cpp" 2>"$out/lines.log"; then
+    if [ "$(head -n 1 "$out/lines.cpp")" = "#line 1 \"$cu\"" ]; then ok "cu2cpp: the output starts with #line 1 \"IN.cu\""
+    else bad "cu2cpp: first line is $(head -n 1 "$out/lines.cpp")"; fi
+    if [ $(($(wc -l <"$out/lines.cpp") - 1)) -eq "$(wc -l <"$cu")" ]; then ok "cu2cpp: keeps the number of lines"
+    else bad "cu2cpp: the number of lines changed"; fi
+    if grep -q '::ndemu::launch("k<4, float>", __FILE__, __LINE__, k<4, float>, dim3(2, 1), 32, 0, 0)(p,' "$out/lines.cpp"; then
+        ok "cu2cpp: rewrites a template launch with shmem and stream, arguments over two lines"
+    else bad "cu2cpp: template launch not rewritten as expected:"; sed -n 7p "$out/lines.cpp"; fi
+    if grep -q 'k<<<1, 1>>>(p, 0); in a comment \*/ const char \*s = "k<<<1,1>>>(p, 0)"' "$out/lines.cpp"; then
+        ok "cu2cpp: leaves comments and strings alone"
+    else bad "cu2cpp: changed a comment or string:"; sed -n 6p "$out/lines.cpp"; fi
+    $CXX $OPT -c "$out/lines.cpp" -o "$out/lines.o" 2>"$out/lines.err"
+    if grep -q "^$cu:13:.*not_declared_anywhere" "$out/lines.err" && [ "$(grep -c 'error' "$out/lines.err")" -eq 1 ]; then
+        ok "cu2cpp: g++ reports the error at IN.cu:13, and the #pragma unroll lines pass -Werror"
+    else bad "cu2cpp: the compile error is not reported at $cu:13 alone:"; cat "$out/lines.err"; fi
+else
+    bad "cu2cpp failed on a valid file:"
+    cat "$out/lines.log"
+fi
+printf '__global__ void k(int *p) {}\nvoid f(int *p)\n{\n    k<<<1,\n        1>>>(p);\n}\n' >"$out/unrewritable.cu"
+python3 grader/emu/cu2cpp.py "$out/unrewritable.cu" "$out/unrewritable.cpp" 2>"$out/unrewritable.log"
+rc=$?
+if [ $rc -ne 0 ] && grep -qx "$out/unrewritable.cu:4: cannot rewrite this kernel launch for the emulator" "$out/unrewritable.log"; then
+    ok "cu2cpp: a launch it cannot rewrite is an error naming IN.cu:LINE"
+else
+    bad "cu2cpp: unrewritable launch: status $rc, $(cat "$out/unrewritable.log")"
+fi
+
+# Timings (printed, not asserted): 16M threads at -O2, 1M under the sanitizers.
+if build perf opt "$OPT"; then run_checks perf opt 16777216; else bad "[opt] perf.cu does not build"; cat "$out/perf.opt.log"; fi
+if build perf san "$SAN"; then run_checks perf san 1048576; else bad "[san] perf.cu does not build"; cat "$out/perf.san.log"; fi
+
+# The tests are real CUDA: they compile with nvcc.
+NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
+if [ -x "$NVCC" ] || command -v "$NVCC" >/dev/null 2>&1; then
+    for f in grader/emu/tests/*.cu; do
+        b=$(basename "$f" .cu)
+        if "$NVCC" -arch=sm_90 -Werror all-warnings -c "$f" -o "$out/$b.nvcc.o" >"$out/$b.nvcc.log" 2>&1; then
+            ok "nvcc compiles tests/$b.cu (sm_90, warnings as errors)"
+        else
+            bad "nvcc does not compile tests/$b.cu:"
+            cat "$out/$b.nvcc.log"
+        fi
+    done
+else
+    echo "note: nvcc not found (set NVCC=...); skipped the check that the tests are real CUDA"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,259 @@
+/* Self-test of the CUDA emulator: deliberately broken kernels it must catch,
+ * and the runtime's errors. */
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <vector>
+
+#include "check.h"
+
+/* (a) the tree reduction with its __syncthreads() removed: a race */
+__global__ void reduce_no_sync(const float *in, float *out)
+{
+    __shared__ float s[256];
+    int tid = threadIdx.x;
+    s[tid] = in[blockIdx.x * 256 + tid];
+    for (int stride = 128; stride > 0; stride >>= 1)
+        if (tid < stride) s[tid] += s[tid + stride];
+    if (tid == 0) out[blockIdx.x] = s[0];
+}
+
+/* (d) a barrier that only half of the warp reaches */
+static const int kLineHalf = __LINE__ + 4;
+__global__ void half_barrier(int *out)
+{
+    if (threadIdx.x < 16)
+        __syncthreads();
+    out[threadIdx.x] = 1;
+}
+
+/* (d) an early return before a barrier */
+static const int kLineEarly = __LINE__ + 7;
+__global__ void early_return(const int *in, int *out, int n)
+{
+    __shared__ int s[64];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    s[threadIdx.x] = in[i];
+    __syncthreads();
+    out[i] = s[(threadIdx.x + 1) % blockDim.x];
+}
+
+/* (d) threads waiting at two different barriers */
+static const int kLineOdd = __LINE__ + 5;
+static const int kLineEven = __LINE__ + 6;
+__global__ void two_barriers(int *out)
+{
+    if (threadIdx.x % 2)
+        __syncthreads();
+    else
+        __syncthreads();
+    out[threadIdx.x] = 1;
+}
+
+/* a shuffle that a lane of its mask never reaches */
+static const int kLineShfl = __LINE__ + 5;
+__global__ void shfl_exited(int *out)
+{
+    int v = threadIdx.x;
+    if (threadIdx.x == 7) return;
+    v += __shfl_down_sync(0xffffffff, v, 1);
+    out[threadIdx.x] = v;
+}
+
+/* a warp operation and a block barrier waiting for each other */
+__global__ void warp_block_deadlock(int *out)
+{
+    int v = threadIdx.x;
+    if (threadIdx.x == 3)
+        __syncthreads();
+    else
+        v = __shfl_sync(0xffffffff, v, 3);
+    out[threadIdx.x] = v;
+}
+
+__global__ void ok_kernel(int *out) { out[threadIdx.x] = (int)threadIdx.x; }
+
+#ifdef NDEMU
+static bool contains(const char *s, const char *what) { return strstr(s, what) != NULL; }
+#endif
+
+/* After a fault: the error is sticky until cudaDeviceReset. */
+static void expect_fault(const char *name, const char *want1, const char *want2)
+{
+    cudaError_t launch = cudaGetLastError();
+    cudaError_t sync = cudaDeviceSynchronize();
+    const char *msg = emu_message();
+    char buf[160];
+    snprintf(buf, sizeof buf, "%s: launch fails with cudaErrorLaunchFailure", name);
+    CHECK(buf, launch == cudaErrorLaunchFailure && sync == cudaErrorLaunchFailure, "got %s then %s",
+          cudaGetErrorName(launch), cudaGetErrorName(sync));
+#ifdef NDEMU
+    snprintf(buf, sizeof buf, "%s: the message names %s and %s", name, want1, want2);
+    CHECK(buf, contains(msg, want1) && contains(msg, want2), "message: %s", msg);
+    printf("   message: %s\n", msg);
+#else
+    (void)msg;
+    (void)want1;
+    (void)want2;
+#endif
+    void *p = NULL;
+    cudaError_t later = cudaMalloc(&p, 16);
+    cudaError_t again = cudaGetLastError();
+    snprintf(buf, sizeof buf, "%s: the error is sticky", name);
+    CHECK(buf, later == cudaErrorLaunchFailure && again == cudaErrorLaunchFailure, "cudaMalloc gave %s, then %s",
+          cudaGetErrorName(later), cudaGetErrorName(again));
+    cudaDeviceReset();
+    snprintf(buf, sizeof buf, "%s: cudaDeviceReset clears it", name);
+    CHECK(buf, cudaGetLastError() == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess, "still failing");
+}
+
+static void line_names(char *buf, size_t len, int line)
+{
+    snprintf(buf, len, "broken.cu:%d", line);
+}
+
+int main(void)
+{
+    { /* (a) */
+        const int nb = 4;
+        std::vector<float> h(nb * 256, 1.0f);
+        float *din, *dout;
+        CUDA_OK(cudaMalloc(&din, h.size() * sizeof(float)));
+        CUDA_OK(cudaMalloc(&dout, nb * sizeof(float)));
+        CUDA_OK(cudaMemcpy(din, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice));
+        float first[nb], second[nb];
+        reduce_no_sync<<<nb, 256>>>(din, dout);
+        CUDA_OK(cudaMemcpy(first, dout, sizeof first, cudaMemcpyDeviceToHost));
+        reduce_no_sync<<<nb, 256>>>(din, dout);
+        CUDA_OK(cudaMemcpy(second, dout, sizeof second, cudaMemcpyDeviceToHost));
+        int wrong = 0;
+        for (int b = 0; b < nb; b++) wrong += (first[b] != 256.0f) + (second[b] != 256.0f);
+#ifdef NDEMU
+        /* Thread 0 runs the whole loop before thread 1 has stored its value. */
+        CHECK("reduction without __syncthreads gives a wrong answer in every block", wrong == 2 * nb,
+              "block sums %g %g %g %g, then %g", (double)first[0], (double)first[1], (double)first[2],
+              (double)first[3], (double)second[0]);
+#endif
+        cudaFree(din);
+        cudaFree(dout);
+    }
+
+    char l1[64], l2[64];
+    int *d;
+    CUDA_OK(cudaMalloc(&d, 1024 * sizeof(int)));
+    half_barrier<<<1, 64>>>(d);
+    line_names(l1, sizeof l1, kLineHalf);
+    expect_fault("__syncthreads() under if (threadIdx.x < 16)", l1, "thread (16,0,0) of block (0,0,0) returned");
+
+    CUDA_OK(cudaMalloc(&d, 1024 * sizeof(int)));
+    early_return<<<2, 64>>>(d, d + 512, 100);
+    line_names(l1, sizeof l1, kLineEarly);
+    expect_fault("early return before __syncthreads()", l1, "thread (36,0,0) of block (1,0,0) returned");
+
+    CUDA_OK(cudaMalloc(&d, 1024 * sizeof(int)));
+    two_barriers<<<1, 32>>>(d);
+    line_names(l1, sizeof l1, kLineEven);
+    line_names(l2, sizeof l2, kLineOdd);
+    expect_fault("threads at two different __syncthreads()", l1, l2);
+
+    CUDA_OK(cudaMalloc(&d, 1024 * sizeof(int)));
+    shfl_exited<<<1, 32>>>(d);
+    line_names(l1, sizeof l1, kLineShfl);
+    expect_fault("__shfl_down_sync with an exited lane", l1, "lane 7");
+
+    CUDA_OK(cudaMalloc(&d, 1024 * sizeof(int)));
+    warp_block_deadlock<<<1, 32>>>(d);
+    expect_fault("__shfl_sync and __syncthreads waiting for each other", "deadlock", "__syncthreads");
+
+    /* Runtime errors: the right codes, not sticky. */
+    CUDA_OK(cudaMalloc(&d, 1024 * sizeof(int)));
+    std::vector<int> host(2048, 0);
+    cudaError_t e = cudaMemcpy(host.data(), host.data() + 1024, 1024 * sizeof(int), cudaMemcpyDeviceToHost);
+    CHECK("cudaMemcpy with a host pointer as the device source: cudaErrorInvalidValue", e == cudaErrorInvalidValue,
+          "got %s", cudaGetErrorName(e));
+    CHECK("... cudaGetLastError reports it once", cudaGetLastError() == cudaErrorInvalidValue && cudaGetLastError() == cudaSuccess,
+          "not reported once");
+    e = cudaMemcpy(d, host.data(), 1025 * sizeof(int), cudaMemcpyHostToDevice);
+    CHECK("cudaMemcpy running past the end of the allocation: cudaErrorInvalidValue", e == cudaErrorInvalidValue,
+          "got %s", cudaGetErrorName(e));
+#ifdef NDEMU
+    CHECK("... the message says by how much", contains(emu_message(), "runs 4 bytes past the end of the 4096-byte allocation"),
+          "message: %s", emu_message());
+#endif
+    e = cudaMemset(host.data(), 0, 16);
+    CHECK("cudaMemset of host memory: cudaErrorInvalidValue", e == cudaErrorInvalidValue, "got %s", cudaGetErrorName(e));
+    e = cudaFree(host.data());
+    CHECK("cudaFree of a pointer cudaMalloc did not return: cudaErrorInvalidValue", e == cudaErrorInvalidValue,
+          "got %s", cudaGetErrorName(e));
+    e = cudaMemcpy(d, host.data(), 16, (cudaMemcpyKind)7);
+    CHECK("cudaMemcpy with a bad kind: cudaErrorInvalidMemcpyDirection", e == cudaErrorInvalidMemcpyDirection,
+          "got %s", cudaGetErrorName(e));
+    cudaGetLastError();
+    CHECK("these errors are not sticky", cudaMemset(d, 0, 16) == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess,
+          "still failing");
+
+    /* Invalid launch configurations. */
+    struct {
+        const char *name;
+        dim3 grid, block;
+    } bad[] = {
+        {"1025 threads per block", dim3(1), dim3(1025)},
+        {"a block of 32 x 33 = 1056 threads", dim3(1), dim3(32, 33)},
+        {"blockDim.z = 65", dim3(1), dim3(1, 1, 65)},
+        {"a 0 block dimension", dim3(1), dim3(32, 0)},
+        {"a 0 grid dimension", dim3(0), dim3(32)},
+        {"gridDim.y = 65536", dim3(1, 65536), dim3(32)},
+        {"gridDim.z = 65536", dim3(1, 1, 65536), dim3(32)},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        ok_kernel<<<bad[k].grid, bad[k].block>>>(d);
+        e = cudaGetLastError();
+        char buf[160];
+        snprintf(buf, sizeof buf, "launch with %s: cudaErrorInvalidConfiguration, not sticky", bad[k].name);
+        CHECK(buf, e == cudaErrorInvalidConfiguration && cudaGetLastError() == cudaSuccess &&
+                       cudaDeviceSynchronize() == cudaSuccess,
+              "got %s", cudaGetErrorName(e));
+    }
+    CHECK("cudaGetErrorString(cudaErrorInvalidConfiguration)",
+          strcmp(cudaGetErrorString(cudaErrorInvalidConfiguration), "invalid configuration argument") == 0, "%s",
+          cudaGetErrorString(cudaErrorInvalidConfiguration));
+    CHECK("cudaGetErrorName(cudaErrorLaunchFailure)",
+          strcmp(cudaGetErrorName(cudaErrorLaunchFailure), "cudaErrorLaunchFailure") == 0, "%s",
+          cudaGetErrorName(cudaErrorLaunchFailure));
+    CHECK("error codes have CUDA's values",
+          cudaErrorInvalidValue == 1 && cudaErrorMemoryAllocation == 2 && cudaErrorInvalidConfiguration == 9 &&
+              cudaErrorInvalidDevicePointer == 17 && cudaErrorInvalidMemcpyDirection == 21 && cudaErrorNoDevice == 100 &&
+              cudaErrorIllegalAddress == 700 && cudaErrorLaunchFailure == 719,
+          "wrong values");
+    ok_kernel<<<1, 1024>>>(d);
+    CHECK("a 1024-thread launch after them runs", cudaGetLastError() == cudaSuccess, "failed");
+
+    /* Device queries and events. */
+    int count = 0, dev = -1, v = 0;
+    cudaDeviceProp prop;
+    CUDA_OK(cudaGetDeviceCount(&count));
+    CUDA_OK(cudaGetDevice(&dev));
+    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
+    CUDA_OK(cudaDeviceGetAttribute(&v, cudaDevAttrMaxThreadsPerBlock, 0));
+    CHECK("device queries", count >= 1 && dev == 0 && prop.maxThreadsPerBlock == 1024 && prop.warpSize == 32 &&
+                                prop.maxThreadsDim[2] == 64 && prop.maxGridSize[1] == 65535 && v == 1024,
+          "count %d dev %d", count, dev);
+#ifdef NDEMU
+    CHECK("cudaSetDevice(1): cudaErrorInvalidDevice", cudaSetDevice(1) == cudaErrorInvalidDevice, "accepted");
+    cudaGetLastError();
+#endif
+    cudaEvent_t start, stop;
+    CUDA_OK(cudaEventCreate(&start));
+    CUDA_OK(cudaEventCreate(&stop));
+    CUDA_OK(cudaEventRecord(start));
+    for (int k = 0; k < 100; k++) ok_kernel<<<64, 1024>>>(d);
+    CUDA_OK(cudaEventRecord(stop, 0));
+    CUDA_OK(cudaEventSynchronize(stop));
+    float ms = -1;
+    CUDA_OK(cudaEventElapsedTime(&ms, start, stop));
+    CHECK("cudaEventElapsedTime gives a time", ms > 0.0f && ms < 60000.0f, "%g ms", (double)ms);
+    CUDA_OK(cudaEventDestroy(start));
+    CUDA_OK(cudaEventDestroy(stop));
+    CUDA_OK(cudaFree(d));
+    return g_failed ? 1 : 0;
+}
