@@ -42,9 +42,12 @@ docs-snippets:
 	@python3 docs/check_snippets.py
 
 # The figures draw views made by the ndarray itself, so they link the
-# solution's library (built by the top-level Makefile's own rule).
+# solution's library (built by the top-level Makefile's own rule).  They
+# run on the CPU, so the library's CUDA device is always the emulator
+# (CUDA=emu keeps the build in build/solution/normal/ on a GPU machine too);
+# its .cu files are C++, hence -lstdc++.
 docs-lib:
-	@$(MAKE) -s -f Makefile TREE=solution SAN=0 BENCH=0 $(DOCS_LIB)
+	@$(MAKE) -s -f Makefile TREE=solution SAN=0 BENCH=0 CUDA=emu $(DOCS_LIB)
 
 docs-figures: $(DOCS_FIG_BINS)
 	@mkdir -p $(DOCS_SITE)/figures
@@ -56,4 +59,4 @@ docs-figures: $(DOCS_FIG_BINS)
 $(DOCS_BUILD)/%_svg: lessons/figures/%_svg.c $(wildcard lessons/figures/*.h) docs-lib
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	@$(CC) $(DOCS_CFLAGS) $< $(DOCS_LIB) -lm -o $@
+	@$(CC) $(DOCS_CFLAGS) $< $(DOCS_LIB) -lstdc++ -lm -o $@
