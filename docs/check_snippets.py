@@ -21,18 +21,24 @@ fails (exit 1, one `file:line: error: ...` per problem, all reported) on:
   - a `solution:NAME` include whose region holds a `//@ solution` region:
     that would print the answer in the student edition (write
     `skeleton:NAME`; the instructor edition shows the solution under it);
-  - a source file that an include names and that does not compile:
-    `gcc -std=c11 -Wall -Wextra -Werror -fsyntax-only -ITREE/include FILE`,
-    the strictness of the real build.  (.cu files are checked when nvcc
-    exists; CUDA lessons are planned.)
+  - a source file that an include names and that does not compile, with
+    the warnings of the real build made errors:
+      .c   `gcc -std=c11 -Wall -Wextra -Werror -fsyntax-only -ITREE/include FILE`;
+      .cu  through the CPU emulator, as `make` builds it without a GPU:
+           `python3 grader/emu/cu2cpp.py FILE OUT.cpp` (rewrites the kernel
+           launches; keeps the .cu file's line numbers), then
+           `g++ -std=c++17 -Wall -Wextra -Werror -fsyntax-only
+            -Igrader/emu/include -ITREE/include -iquote TREE/src OUT.cpp`.
+    nvcc is not run here: `make cuda-check` compiles every .cu file with it
+    (for sm_75 and sm_90) where it is installed.
 """
 
 import glob
 import os
 import re
-import shutil
 import subprocess
 import sys
+import tempfile
 
 C_LANGS = {'c', 'cuda', 'cpp', 'c++', 'h', 'cu'}
 TREES = ('skeleton', 'solution')
@@ -96,6 +102,33 @@ def fenced_blocks(path):
         i += 1
 
 
+def compiles(path, tree, errors):
+    """Compile one included source file (syntax only); append any error."""
+    if not path.endswith('.cu'):
+        cmd = [os.environ.get('CC', 'gcc'), '-std=c11', '-Wall', '-Wextra', '-Werror',
+               '-D_POSIX_C_SOURCE=200809L', '-fsyntax-only', '-I' + tree + '/include', path]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            errors.append(f'{path}: error: included by a lesson, and does not compile '
+                          f'({" ".join(cmd)}):\n{r.stderr.strip()}')
+        return
+    # CUDA: rewrite for the emulator, then g++.  The rewritten file starts
+    # with #line 1 "FILE", so g++'s messages name the .cu file and its lines.
+    with tempfile.TemporaryDirectory(prefix='check_snippets.') as tmp:
+        out = os.path.join(tmp, os.path.basename(path)[:-3] + '.cpp')
+        steps = [[sys.executable, 'grader/emu/cu2cpp.py', path, out],
+                 [os.environ.get('CXX', 'g++'), '-std=c++17', '-Wall', '-Wextra', '-Werror',
+                  '-fsyntax-only', '-Igrader/emu/include', '-I' + tree + '/include',
+                  '-iquote', tree + '/src', out]]
+        for cmd in steps:
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode != 0:
+                shown = ' '.join(cmd).replace(out, 'OUT.cpp')
+                errors.append(f'{path}: error: included by a lesson, and does not compile '
+                              f'for the CUDA emulator ({shown}):\n{(r.stdout + r.stderr).strip()}')
+                return
+
+
 def main():
     pages = sys.argv[1:] or sorted(glob.glob('lessons/*.md')) + sorted(glob.glob('docs/*.md'))
     errors = []
@@ -137,21 +170,8 @@ def main():
                     errors.append(f'{where}: error: include="{spec}" shows a region that '
                                   'students write; include skeleton:' + name +
                                   ' (the instructor edition adds the solution)')
-    cc = os.environ.get('CC', 'gcc')
     for path, tree in sorted(used_files.items()):
-        if path.endswith('.cu'):
-            if shutil.which('nvcc'):
-                cmd = ['nvcc', '-std=c++14', '-Xcompiler', '-Wall,-Wextra,-Werror',
-                       '-I' + tree + '/include', '-c', path, '-o', os.devnull]
-            else:
-                continue
-        else:
-            cmd = [cc, '-std=c11', '-Wall', '-Wextra', '-Werror', '-D_POSIX_C_SOURCE=200809L',
-                   '-fsyntax-only', '-I' + tree + '/include', path]
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if r.returncode != 0:
-            errors.append(f'{path}: error: included by a lesson, and does not compile '
-                          f'({" ".join(cmd)}):\n{r.stderr.strip()}')
+        compiles(path, tree, errors)
     for e in errors:
         print(e, file=sys.stderr)
     if errors:
