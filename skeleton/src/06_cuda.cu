@@ -338,15 +338,18 @@ static __global__ void matmul_naive_kernel(matmul_args g)
 //@ end snippet matmul_naive_kernel
 
 //@ snippet matmul_tiled_kernel
-/* The tiled kernel: a block of 16 x 16 threads computes a 64 x 64 tile of
- * c, each thread a 4 x 4 grid of outputs held in registers (rows ty + 16r,
- * columns tx + 16c).  Step by step along k, the block stages a 64 x 16
- * panel of a and a 16 x 64 panel of b in shared memory; each value staged
- * is then used by 64 threads instead of read from global memory 64 times. */
-#define TM 64    /* tile rows */
-#define TN 64    /* tile columns */
-#define TK 16    /* panel depth */
-#define TT 16    /* threads per tile side: TM / TT = 4 outputs each way */
+/* The tiled kernel: a block of 16 x 16 threads computes a 128 x 128 tile
+ * of c, each thread an 8 x 8 square of it held in 64 registers (rows
+ * 8 ty .. 8 ty + 7, columns 8 tx .. 8 tx + 7).  Step by step along k, the
+ * block stages a 128 x 8 panel of a and an 8 x 128 panel of b in shared
+ * memory; each value staged is then read by 16 threads, and each value
+ * read into a register is used 8 times: 64 multiply-adds per 16 floats
+ * read from shared memory. */
+#define TM 128   /* tile rows */
+#define TN 128   /* tile columns */
+#define TK 8     /* panel depth */
+#define TT 16    /* threads per tile side */
+#define TR 8     /* outputs per thread side: TM / TT */
 
 static __global__ void matmul_tiled_kernel(matmul_args g)
 {
@@ -354,7 +357,7 @@ static __global__ void matmul_tiled_kernel(matmul_args g)
     /* __shared__ panels of a (TK x TM, transposed) and b (TK x TN).
      * For each matrix z of this block, for p0 = 0, TK, ...: stage both
      * panels (zeros outside the matrices), __syncthreads(), accumulate
-     * the 4 x 4 outputs, __syncthreads(); then write the outputs that
+     * the TR x TR outputs, __syncthreads(); then write the outputs that
      * lie inside c. */
     (void)g;
 }

@@ -479,65 +479,78 @@ static __global__ void matmul_naive_kernel(matmul_args g)
 //@ end snippet matmul_naive_kernel
 
 //@ snippet matmul_tiled_kernel
-/* The tiled kernel: a block of 16 x 16 threads computes a 64 x 64 tile of
- * c, each thread a 4 x 4 grid of outputs held in registers (rows ty + 16r,
- * columns tx + 16c).  Step by step along k, the block stages a 64 x 16
- * panel of a and a 16 x 64 panel of b in shared memory; each value staged
- * is then used by 64 threads instead of read from global memory 64 times. */
-#define TM 64    /* tile rows */
-#define TN 64    /* tile columns */
-#define TK 16    /* panel depth */
-#define TT 16    /* threads per tile side: TM / TT = 4 outputs each way */
+/* The tiled kernel: a block of 16 x 16 threads computes a 128 x 128 tile
+ * of c, each thread an 8 x 8 square of it held in 64 registers (rows
+ * 8 ty .. 8 ty + 7, columns 8 tx .. 8 tx + 7).  Step by step along k, the
+ * block stages a 128 x 8 panel of a and an 8 x 128 panel of b in shared
+ * memory; each value staged is then read by 16 threads, and each value
+ * read into a register is used 8 times: 64 multiply-adds per 16 floats
+ * read from shared memory. */
+#define TM 128   /* tile rows */
+#define TN 128   /* tile columns */
+#define TK 8     /* panel depth */
+#define TT 16    /* threads per tile side */
+#define TR 8     /* outputs per thread side: TM / TT */
 
 static __global__ void matmul_tiled_kernel(matmul_args g)
 {
     //@ solution matmul_tiled_kernel
     /* as[p][i] holds a[i0 + i][p0 + p]: stored transposed, so a thread
-     * reads its 4 rows' values for one p from one row of as. */
-    __shared__ float as[TK][TM];
-    __shared__ float bs[TK][TN];
+     * reads the 8 values of its rows for step p as two float4 from one
+     * row of as.  4 floats of padding per row spread the transposing
+     * stores over all 32 banks, and keep rows 16-byte aligned. */
+    __shared__ __align__(16) float as[TK][TM + 4];
+    __shared__ __align__(16) float bs[TK][TN];
     int tx = threadIdx.x, ty = threadIdx.y, t = ty * TT + tx;
     int64_t i0 = (int64_t)blockIdx.y * TM, j0 = (int64_t)blockIdx.x * TN;
     for (int64_t z = blockIdx.z; z < g.nbatch; z += gridDim.z) {
         const float *a = g.abatch.data + offset_of(z, g.abatch);
         const float *b = g.bbatch.data + offset_of(z, g.bbatch);
-        float acc[4][4] = { { 0.0f } };
+        float acc[TR][TR];
+#pragma unroll
+        for (int r = 0; r < TR; r++)
+#pragma unroll
+            for (int c = 0; c < TR; c++)
+                acc[r][c] = 0.0f;
         for (int64_t p0 = 0; p0 < g.k; p0 += TK) {
-            /* Stage the panels: 1024 values each, 4 per thread; zeros
-             * outside the matrices, so the edges need no special case. */
+            /* Stage the panels: 1024 values each, 4 per thread, with
+             * zeros outside the matrices, so edges need no special case.
+             * Neighbouring threads read neighbouring addresses of a
+             * row-major operand (along k for a, along n for b). */
 #pragma unroll
             for (int r = 0; r < 4; r++) {
                 int e = t + r * TT * TT;
-                int ai = e / TK, ap = e % TK;   /* neighbours along k */
+                int ai = e / TK, ap = e % TK;
                 int64_t gi = i0 + ai, gp = p0 + ap;
                 as[ap][ai] = gi < g.m && gp < g.k ? a[gi * g.a_rs + gp * g.a_cs] : 0.0f;
-                int bp = e / TN, bj = e % TN;   /* neighbours along n */
+                int bp = e / TN, bj = e % TN;
                 int64_t gq = p0 + bp, gj = j0 + bj;
                 bs[bp][bj] = gq < g.k && gj < g.n ? b[gq * g.b_rs + gj * g.b_cs] : 0.0f;
             }
             __syncthreads();   /* the panels are complete */
 #pragma unroll
             for (int p = 0; p < TK; p++) {
-                float x[4], y[4];
+                /* four 16-byte loads instead of sixteen 4-byte ones */
+                float4 x0 = *(const float4 *)&as[p][ty * TR];
+                float4 x1 = *(const float4 *)&as[p][ty * TR + 4];
+                float4 y0 = *(const float4 *)&bs[p][tx * TR];
+                float4 y1 = *(const float4 *)&bs[p][tx * TR + 4];
+                float x[TR] = { x0.x, x0.y, x0.z, x0.w, x1.x, x1.y, x1.z, x1.w };
+                float y[TR] = { y0.x, y0.y, y0.z, y0.w, y1.x, y1.y, y1.z, y1.w };
 #pragma unroll
-                for (int r = 0; r < 4; r++) {
-                    x[r] = as[p][ty + r * TT];
-                    y[r] = bs[p][tx + r * TT];
-                }
+                for (int r = 0; r < TR; r++)
 #pragma unroll
-                for (int r = 0; r < 4; r++)
-#pragma unroll
-                    for (int c = 0; c < 4; c++)
+                    for (int c = 0; c < TR; c++)
                         acc[r][c] += x[r] * y[c];
             }
             __syncthreads();   /* everyone is done with the panels */
         }
         float *c = g.c + z * g.m * g.n;
 #pragma unroll
-        for (int r = 0; r < 4; r++)
+        for (int r = 0; r < TR; r++)
 #pragma unroll
-            for (int cc = 0; cc < 4; cc++) {
-                int64_t i = i0 + ty + r * TT, j = j0 + tx + cc * TT;
+            for (int cc = 0; cc < TR; cc++) {
+                int64_t i = i0 + ty * TR + r, j = j0 + tx * TR + cc;
                 if (i < g.m && j < g.n)
                     c[i * g.n + j] = acc[r][cc];
             }
@@ -546,7 +559,7 @@ static __global__ void matmul_tiled_kernel(matmul_args g)
     //> /* __shared__ panels of a (TK x TM, transposed) and b (TK x TN).
     //>  * For each matrix z of this block, for p0 = 0, TK, ...: stage both
     //>  * panels (zeros outside the matrices), __syncthreads(), accumulate
-    //>  * the 4 x 4 outputs, __syncthreads(); then write the outputs that
+    //>  * the TR x TR outputs, __syncthreads(); then write the outputs that
     //>  * lie inside c. */
     //> (void)g;
     //@ end solution matmul_tiled_kernel
