@@ -173,7 +173,9 @@ $(B)/lib/%.o: $(TREE)/src/%.c
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_COMMON) $(CFLAGS_LIB) $(OPT) -MMD -MP -I$(TREE)/include -c $< -o $@
 
-# .cu files on the emulator: rewrite the kernel launches, then g++.
+# .cu files on the emulator: rewrite the kernel launches, then g++.  The
+# rewritten .cpp stays (make would delete it as an intermediate file).
+.SECONDARY:
 $(B)/lib/%.cpp: $(TREE)/src/%.cu $(EMU)/cu2cpp.py
 	@mkdir -p $(@D)
 	$(Q)python3 $(EMU)/cu2cpp.py $< $@

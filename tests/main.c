@@ -41,15 +41,16 @@ static const struct {
     int lesson;
     const char *name;
     Suite *(*make)(void);
+    const char *file;   /* the lesson's file in src/ */
 } suites[] = {
-    { 0, "00_array", suite_00_array },
-    { 1, "01_views", suite_01_views },
-    { 2, "02_compact", suite_02_compact },
-    { 3, "03_ewise", suite_03_ewise },
-    { 4, "04_reduce", suite_04_reduce },
-    { 5, "05_matmul", suite_05_matmul },
-    { 6, "06_cuda", suite_06_cuda },
-    { 7, "07_permute", suite_07_permute },
+    { 0, "00_array", suite_00_array, "array.c" },
+    { 1, "01_views", suite_01_views, "01_views.c" },
+    { 2, "02_compact", suite_02_compact, "02_compact.c" },
+    { 3, "03_ewise", suite_03_ewise, "03_ewise.c" },
+    { 4, "04_reduce", suite_04_reduce, "04_reduce.c" },
+    { 5, "05_matmul", suite_05_matmul, "05_matmul.c" },
+    { 6, "06_cuda", suite_06_cuda, "06_cuda.cu" },
+    { 7, "07_permute", suite_07_permute, "07_permute.cu" },
 };
 #define NSUITES (int)(sizeof suites / sizeof suites[0])
 
@@ -386,8 +387,8 @@ static void print_full(const failure *f)
         const char *file = NULL;
         for (int i = 0; i < NSUITES; i++)
             if (suites[i].lesson == stub_lesson)
-                file = suites[i].name;
-        snprintf(h, sizeof h, "%s is still a stub: write it in src/%s.c, where "
+                file = suites[i].file;
+        snprintf(h, sizeof h, "%s is still a stub: write it in src/%s, where "
                  "\"TODO (lesson %d)\" marks what to write%s", stub, file ? file : "?",
                  stub_lesson, stub_lesson < f->lesson ? "; lessons build on each other, so "
                  "finish the earlier lesson first" : "");

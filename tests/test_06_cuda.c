@@ -49,7 +49,7 @@ static void require_index_transform(void)
     int64_t shape[1] = { 10 }, strides[1] = { 1 };
     ck_assert_msg(nd_index_to_offset(5, 1, shape, strides, 0) != 0,
                   "nd_index_to_offset gives offset 0 for element 5 of a compact (10,): "
-                  "offset_of is not implemented (lesson 6)\n  hint: %s", INDEX_HINT);
+                  "not implemented: offset_of (lesson 6)\n  hint: %s", INDEX_HINT);
 }
 
 START_TEST(index_to_offset_cases)

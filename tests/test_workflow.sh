@@ -97,7 +97,10 @@ check "make test L=2 on the solution passes" \
           has "^[0-9]+ passed, 0 failed$"'
 check "make test L=2 runs lesson 2 only" eval '[ "$(lines "^lesson [0-9]")" -eq 1 ]'
 out=$(make test T=reshape_random TREE=solution 2>&1)
-check "make test T=reshape_random runs that one test" has "^1 passed, 0 failed$"
+check "make test T=reshape_random runs that one test, on each device" \
+    eval 'has "^2 passed, 0 failed$" && [ "$(lines "^lesson [0-9]")" -eq 1 ]'
+out=$(make test T=reshape_random[cpu] TREE=solution 2>&1)
+check "make test T=reshape_random[cpu] runs it on the CPU alone" has "^1 passed, 0 failed$"
 out=$(make test T=reshap_random 2>&1)
 check "make test T=<typo> suggests the test" has "did you mean reshape_random"
 

@@ -120,8 +120,15 @@ class Ctx:
         """The tree's source file of a lesson ("skeleton/src/02_compact.c")."""
         if lesson == 0:
             return self.src("array.c")
-        found = sorted(glob.glob(self.src(f"{lesson:02d}_*.c")))
+        found = self.lesson_files(lesson)
         return found[0] if found else None
+
+    def lesson_files(self, lesson):
+        """Every source file of a lesson: NN_name.c and NN_name.cu."""
+        if lesson == 0:
+            return [self.src("array.c")]
+        return sorted(glob.glob(self.src(f"{lesson:02d}_*.c")) +
+                      glob.glob(self.src(f"{lesson:02d}_*.cu")))
 
     def check_tree(self):
         if not os.path.isfile(os.path.join(self.tree, "include", "nd.h")) or \
@@ -183,7 +190,7 @@ def build(ctx):
     return p.returncode == 0, p.stdout
 
 
-ANNOUNCE = re.compile(r"^  (CC|LINK)\s+(\S+)")
+ANNOUNCE = re.compile(r"^  (CC|CXX|NVCC|LINK)\s+(\S+)")
 MAKE_NOISE = re.compile(r"^(\S*/)?g?make(\[\d+\])?: |^cc1: (all )?warnings being treated as errors")
 CONTEXT = re.compile(r"^(In file included from |\s+from |\S+: In (function|member function|"
                      r"instantiation)|\S+: At (top level|global scope))")
@@ -230,24 +237,24 @@ def group_order(ctx, g):
     path = g["path"]
     if g["kind"] == "LINK":
         return (3, 0)
-    m = re.search(r"(?:^|/)(?:test_)?(\d+)_\w+\.c$", path)
+    m = re.search(r"(?:^|/)(?:test_)?(\d+)_\w+\.cu?$", path)
     n = int(m.group(1)) if m else 0
     if path.startswith("tests/"):
         return (2, n)
-    return (0 if os.path.basename(path) == "array.c" else 1, n)
+    return (0 if os.path.basename(path) in ("array.c", "device.cu") else 1, n)
 
 
 def group_name(ctx, g):
     path = g["path"]
     if g["kind"] == "LINK":
         return "the test runner does not link"
-    m = re.search(r"(?:^|/)(test_)?(\d+)_\w+\.c$", path)
+    m = re.search(r"(?:^|/)(test_)?(\d+)_\w+\.cu?$", path)
     if path.startswith("tests/"):
         what = f"the public tests of lesson {int(m.group(2))}" if m else "the test framework"
         return f"{what} ({path}) do not compile against {ctx.tree}/include/nd.h"
     if m:
         return f"lesson {int(m.group(2))} does not compile: {path}"
-    if os.path.basename(path) == "array.c":
+    if os.path.basename(path) in ("array.c", "device.cu"):
         return f"the framework does not compile: {path}"
     return f"{path or 'the build'} failed"
 
@@ -375,9 +382,14 @@ FUNC_DEF = re.compile(r"^[A-Za-z_][^;=(]*?\b([A-Za-z_]\w*)\s*\(")
 def find_stubs(ctx, name, lesson):
     """Where the tree still returns nd_not_implemented("name", lesson): a
     list of (file, line of its TODO or of the stub, enclosing function)."""
-    path = ctx.lesson_file(lesson)
-    if not path:
-        return []
+    found = []
+    for path in ctx.lesson_files(lesson):
+        found += stubs_in(path, name)
+    return found
+
+
+def stubs_in(path, name):
+    """find_stubs in one file."""
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
             lines = f.read().split("\n")
@@ -396,6 +408,16 @@ def find_stubs(ctx, name, lesson):
                 func = m.group(1)
                 break
         found.append((path, at + 1, func or name))
+    if not found:
+        # A stub that returns no status (a kernel, a device helper): the
+        # TODO inside the function called `name`.
+        for i, line in enumerate(lines):
+            m = FUNC_DEF.match(line)
+            if m and m.group(1) == name:
+                todo = next((j for j in range(i, min(i + 40, len(lines)))
+                             if "TODO (lesson" in lines[j]), i)
+                found.append((path, todo + 1, name))
+                break
     return found
 
 

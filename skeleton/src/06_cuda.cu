@@ -100,7 +100,7 @@ static void simplify(view *v, int n)
  * host and every kernel. */
 static __host__ __device__ __forceinline__ int64_t offset_of(int64_t i, const view &v)
 {
-    /* TODO (lesson 6): write cuda_offset_of. */
+    /* TODO (lesson 6): write offset_of. */
     /* for k = ndim-1 down to 1: index k is i % shape[k]; i /= shape[k];
      * then i is the index along axis 0. */
     (void)i;
@@ -172,21 +172,21 @@ static nd_status launch_compact(const view &src, float *dst, int64_t n)
     /* kernel<<<blocks, threads>>>(args); then ND_CUDA_LAUNCHED("name")
      * to turn a failed launch or a fault into an error; return ND_OK. */
     (void)src; (void)dst; (void)n; (void)compact_kernel; (void)blocks_for;
-    return nd_not_implemented("nd_compact on cuda", 6);
+    return nd_not_implemented("launch_compact", 6);
 }
 
 static nd_status launch_setitem(const view &dst, const view &src, int64_t n)
 {
     /* TODO (lesson 6): write launch_setitem. */
     (void)dst; (void)src; (void)n; (void)setitem_kernel;
-    return nd_not_implemented("nd_setitem on cuda", 6);
+    return nd_not_implemented("launch_setitem", 6);
 }
 
 static nd_status launch_fill(const view &dst, float value, int64_t n)
 {
     /* TODO (lesson 6): write launch_fill. */
     (void)dst; (void)value; (void)n; (void)fill_kernel;
-    return nd_not_implemented("nd_setitem_scalar on cuda", 6);
+    return nd_not_implemented("launch_fill", 6);
 }
 //@ end snippet copy_launches
 
@@ -244,14 +244,14 @@ static nd_status launch_binary(nd_binop op, const view &dst, const view &a, cons
 {
     /* TODO (lesson 6): write launch_binary. */
     (void)op; (void)dst; (void)a; (void)b; (void)n; (void)binary_kernel;
-    return nd_not_implemented("nd_binary on cuda", 6);
+    return nd_not_implemented("launch_binary", 6);
 }
 
 static nd_status launch_unary(nd_unop op, const view &dst, const view &a, int64_t n)
 {
     /* TODO (lesson 6): write launch_unary. */
     (void)op; (void)dst; (void)a; (void)n; (void)unary_kernel;
-    return nd_not_implemented("nd_unary on cuda", 6);
+    return nd_not_implemented("launch_unary", 6);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -306,7 +306,7 @@ static nd_status launch_reduce(nd_reduce_op op, const view &kept, const view &re
      * threads, 32 to THREADS, no more than nred needs. */
     (void)op; (void)kept; (void)red; (void)nout; (void)nred; (void)dst;
     (void)reduce_kernel;
-    return nd_not_implemented("nd_reduce on cuda", 6);
+    return nd_not_implemented("launch_reduce", 6);
 }
 //@ end snippet launch_reduce
 
@@ -371,7 +371,7 @@ static nd_status launch_matmul(const matmul_args &g, bool tiled)
      * MAX_BLOCKS).  Tiled: one block of TT x TT threads per TM x TN tile
      * of c.  Naive: 16 x 16 threads per 16 x 16 outputs. */
     (void)g; (void)tiled; (void)matmul_naive_kernel; (void)matmul_tiled_kernel;
-    return nd_not_implemented(tiled ? "nd_matmul on cuda" : "nd_matmul_naive on cuda", 6);
+    return nd_not_implemented("launch_matmul", 6);
 }
 //@ end snippet launch_matmul
 

@@ -100,7 +100,7 @@ static void simplify(view *v, int n)
  * host and every kernel. */
 static __host__ __device__ __forceinline__ int64_t offset_of(int64_t i, const view &v)
 {
-    //@ solution cuda_offset_of
+    //@ solution offset_of
     int64_t off = v.offset;
     /* Unrolled over ND_MAX_DIMS with a test, not a loop to v.ndim: each
      * shape[k] and strides[k] is then a fixed kernel argument, not an
@@ -121,7 +121,7 @@ static __host__ __device__ __forceinline__ int64_t offset_of(int64_t i, const vi
     //>  * then i is the index along axis 0. */
     //> (void)i;
     //> return v.offset;
-    //@ end solution cuda_offset_of
+    //@ end solution offset_of
 }
 //@ end snippet cuda_offset_of
 
@@ -213,7 +213,7 @@ static nd_status launch_compact(const view &src, float *dst, int64_t n)
     //> /* kernel<<<blocks, threads>>>(args); then ND_CUDA_LAUNCHED("name")
     //>  * to turn a failed launch or a fault into an error; return ND_OK. */
     //> (void)src; (void)dst; (void)n; (void)compact_kernel; (void)blocks_for;
-    //> return nd_not_implemented("nd_compact on cuda", 6);
+    //> return nd_not_implemented("launch_compact", 6);
     //@ end solution launch_compact
 }
 
@@ -226,7 +226,7 @@ static nd_status launch_setitem(const view &dst, const view &src, int64_t n)
     return ND_OK;
     //@ stub
     //> (void)dst; (void)src; (void)n; (void)setitem_kernel;
-    //> return nd_not_implemented("nd_setitem on cuda", 6);
+    //> return nd_not_implemented("launch_setitem", 6);
     //@ end solution launch_setitem
 }
 
@@ -238,7 +238,7 @@ static nd_status launch_fill(const view &dst, float value, int64_t n)
     return ND_OK;
     //@ stub
     //> (void)dst; (void)value; (void)n; (void)fill_kernel;
-    //> return nd_not_implemented("nd_setitem_scalar on cuda", 6);
+    //> return nd_not_implemented("launch_fill", 6);
     //@ end solution launch_fill
 }
 //@ end snippet copy_launches
@@ -312,7 +312,7 @@ static nd_status launch_binary(nd_binop op, const view &dst, const view &a, cons
     return ND_OK;
     //@ stub
     //> (void)op; (void)dst; (void)a; (void)b; (void)n; (void)binary_kernel;
-    //> return nd_not_implemented("nd_binary on cuda", 6);
+    //> return nd_not_implemented("launch_binary", 6);
     //@ end solution launch_binary
 }
 
@@ -324,7 +324,7 @@ static nd_status launch_unary(nd_unop op, const view &dst, const view &a, int64_
     return ND_OK;
     //@ stub
     //> (void)op; (void)dst; (void)a; (void)n; (void)unary_kernel;
-    //> return nd_not_implemented("nd_unary on cuda", 6);
+    //> return nd_not_implemented("launch_unary", 6);
     //@ end solution launch_unary
 }
 
@@ -432,7 +432,7 @@ static nd_status launch_reduce(nd_reduce_op op, const view &kept, const view &re
     //>  * threads, 32 to THREADS, no more than nred needs. */
     //> (void)op; (void)kept; (void)red; (void)nout; (void)nred; (void)dst;
     //> (void)reduce_kernel;
-    //> return nd_not_implemented("nd_reduce on cuda", 6);
+    //> return nd_not_implemented("launch_reduce", 6);
     //@ end solution launch_reduce
 }
 //@ end snippet launch_reduce
@@ -587,7 +587,7 @@ static nd_status launch_matmul(const matmul_args &g, bool tiled)
     //>  * MAX_BLOCKS).  Tiled: one block of TT x TT threads per TM x TN tile
     //>  * of c.  Naive: 16 x 16 threads per 16 x 16 outputs. */
     //> (void)g; (void)tiled; (void)matmul_naive_kernel; (void)matmul_tiled_kernel;
-    //> return nd_not_implemented(tiled ? "nd_matmul on cuda" : "nd_matmul_naive on cuda", 6);
+    //> return nd_not_implemented("launch_matmul", 6);
     //@ end solution launch_matmul
 }
 //@ end snippet launch_matmul
