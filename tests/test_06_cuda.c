@@ -218,12 +218,12 @@ static void ref_matmul(const float *a, const float *b, float *c, int64_t batch, 
             }
 }
 
-/* Matmul for sizes around the 64 x 64 tile and the 16-deep panel. */
+/* Matmul for sizes around the 128 x 128 tile and the 8-deep panel. */
 START_TEST(matmul_odd_sizes)
 {
     static const int64_t sizes[][3] = {
-        { 1, 1, 1 }, { 1, 70, 1 }, { 63, 17, 65 }, { 65, 64, 63 }, { 64, 16, 64 },
-        { 129, 33, 7 }, { 3, 200, 130 },
+        { 1, 1, 1 }, { 1, 70, 1 }, { 127, 9, 129 }, { 129, 128, 127 }, { 128, 8, 128 },
+        { 257, 7, 3 }, { 3, 200, 130 },
     };
     t_rng r = t_rng_new(603);
     for (size_t c = 0; c < sizeof sizes / sizeof sizes[0]; c++) {
