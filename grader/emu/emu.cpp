@@ -291,7 +291,13 @@ static void jump(Fiber *from, Fiber *to)
     swapcontext(from ? &from->uc : &g_main_uc, to ? &to->uc : &g_main_uc);
 #endif
 #ifdef NDEMU_ASAN
-    __sanitizer_finish_switch_fiber(from ? from->fake_stack : g_main_fake, nullptr, nullptr);
+    const void *lo;
+    size_t size;
+    __sanitizer_finish_switch_fiber(from ? from->fake_stack : g_main_fake, &lo, &size);
+    if (g_from_main) { /* the host stack we launched from */
+        g_main_lo = lo;
+        g_main_size = size;
+    }
 #endif
     g_cur = from;
     if (from && from->kill) {

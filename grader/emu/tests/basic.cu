@@ -98,6 +98,23 @@ __global__ void reduce_sum(const float *in, float *out, int n)
     if (tid == 0) out[blockIdx.x] = s[0];
 }
 
+/* a 3-D block: lanes are linear ids x + y*Dx + z*Dx*Dy; a barrier between shuffles */
+__global__ void block3d_sum(const int *in, int *out)
+{
+    __shared__ int warp_sums[32];
+    int t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    int v = in[t];
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffff, v, off);
+    if (t % 32 == 0) warp_sums[t / 32] = v;
+    __syncthreads();
+    if (t < 32) {
+        int nw = (blockDim.x * blockDim.y * blockDim.z + 31) / 32;
+        int w = t < nw ? warp_sums[t] : 0;
+        for (int off = 16; off > 0; off >>= 1) w += __shfl_down_sync(0xffffffff, w, off);
+        if (t == 0) *out = w;
+    }
+}
+
 /* ---- warp-shuffle reductions --------------------------------------------- */
 __global__ void warp_sums(const int *in, int *down, int *xr, int n)
 {
@@ -262,6 +279,14 @@ int main(void)
         double got = 0;
         for (float p : part) got += p;
         CHECK("shared-memory tree reduction with __syncthreads", got == want, "got %.1f, want %.1f", got, want);
+        const int nb2 = (n + 1023) / 1024;
+        reduce_sum<1024><<<nb2, 1024>>>(din, dout, n);
+        CUDA_OK(cudaGetLastError());
+        CUDA_OK(cudaMemcpy(part.data(), dout, nb2 * sizeof(float), cudaMemcpyDeviceToHost));
+        got = 0;
+        for (int b = 0; b < nb2; b++) got += part[b];
+        CHECK("1024-thread blocks, every thread waiting at each barrier", got == want, "got %.1f, want %.1f", got,
+              want);
         cudaFree(din);
         cudaFree(dout);
     }
@@ -312,6 +337,16 @@ int main(void)
             if (o[6] != 3) bad++;
             if (o[7] != 5) bad++;
         }
+        int *d3;
+        CUDA_OK(cudaMalloc(&d3, (n + 1) * sizeof(int)));
+        CUDA_OK(cudaMemcpy(d3, h.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+        block3d_sum<<<1, dim3(8, 4, 9)>>>(d3, d3 + n); /* 288 threads, 9 warps */
+        CUDA_OK(cudaGetLastError());
+        int got3 = 0, want3 = 0;
+        for (int i = 0; i < n; i++) want3 += h[i];
+        CUDA_OK(cudaMemcpy(&got3, d3 + n, sizeof(int), cudaMemcpyDeviceToHost));
+        CHECK("warps of a 3-D block, shuffles around a barrier", got3 == want3, "got %d, want %d", got3, want3);
+        cudaFree(d3);
         CHECK("__shfl_sync/__shfl_up_sync/width 16/float, double, long long/__ballot_sync/__any_sync/__all_sync",
               bad == 0, "%d wrong values", bad);
         cudaFree(din);
