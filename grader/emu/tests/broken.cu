@@ -188,6 +188,20 @@ int main(void)
     e = cudaMemcpy(d, host.data(), 16, (cudaMemcpyKind)7);
     CHECK("cudaMemcpy with a bad kind: cudaErrorInvalidMemcpyDirection", e == cudaErrorInvalidMemcpyDirection,
           "got %s", cudaGetErrorName(e));
+    int *d2;
+    CUDA_OK(cudaMalloc(&d2, 64));
+    CUDA_OK(cudaFree(d2));
+    e = cudaFree(d2);
+    CHECK("cudaFree twice: cudaErrorInvalidValue", e == cudaErrorInvalidValue, "got %s", cudaGetErrorName(e));
+    e = cudaMemcpy(host.data(), d2, 16, cudaMemcpyDeviceToHost);
+    CHECK("cudaMemcpy from freed memory: cudaErrorInvalidValue", e == cudaErrorInvalidValue, "got %s",
+          cudaGetErrorName(e));
+    host[0] = 42;
+    e = cudaMemcpyAsync(d + 5, host.data(), sizeof(int), cudaMemcpyDefault, 0);
+    host[1] = 0;
+    cudaError_t e2 = cudaMemcpy(host.data() + 1, d + 5, sizeof(int), cudaMemcpyDefault);
+    CHECK("cudaMemcpyDefault both ways", e == cudaSuccess && e2 == cudaSuccess && host[1] == 42, "%s %s %d",
+          cudaGetErrorName(e), cudaGetErrorName(e2), host[1]);
     cudaGetLastError();
     CHECK("these errors are not sticky", cudaMemset(d, 0, 16) == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess,
           "still failing");
