@@ -38,6 +38,14 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
+/* The scheduler's hot paths skip sanitizer instrumentation: they are the
+ * emulator's, not the student's, code, and are tested on their own. */
+#ifdef NDEMU_ASAN
+#define NDEMU_HOT __attribute__((no_sanitize("address", "undefined")))
+#else
+#define NDEMU_HOT
+#endif
+
 #if defined(__x86_64__) && !defined(NDEMU_UCONTEXT)
 #define NDEMU_ASM_SWITCH 1
 #else
@@ -276,7 +284,7 @@ static Fiber *fiber_new(void)
 
 /* Switch from `from` to `to` (null: the main stack); returns when something
  * switches back to `from`. No system call on x86-64. */
-static void jump(Fiber *from, Fiber *to)
+NDEMU_HOT static void jump(Fiber *from, Fiber *to)
 {
     g_cur = to;
 #ifdef NDEMU_ASAN
@@ -398,7 +406,7 @@ static bool same_site(const char *f1, int l1, const char *f2, int l2)
 
 /* Nothing can run and some threads wait: release a barrier, or report
  * why the block can never finish. */
-static void resolve(void)
+NDEMU_HOT static void resolve(void)
 {
     Block &b = g_block;
     const char *kname = b.info->kernel;
@@ -471,7 +479,7 @@ static void resolve(void)
     b.runq_head = 0;
 }
 
-static Fiber *acquire_fiber(void)
+NDEMU_HOT static Fiber *acquire_fiber(void)
 {
     Fiber *f = nullptr;
     if (!g_free.empty()) {
@@ -487,7 +495,7 @@ static Fiber *acquire_fiber(void)
 /* What runs next: a thread free to go on, else a fresh fiber for the
  * threads not started yet, else (after releasing a barrier) the first
  * released thread; null when the block is finished or has failed. */
-static Fiber *next_fiber(void)
+NDEMU_HOT static Fiber *next_fiber(void)
 {
     Block &b = g_block;
     for (;;) {
@@ -513,7 +521,7 @@ static Fiber *next_fiber(void)
     }
 }
 
-static void fiber_entry(void *arg)
+NDEMU_HOT static void fiber_entry(void *arg)
 {
     Fiber *self = (Fiber *)arg;
 #ifdef NDEMU_ASAN
@@ -544,7 +552,7 @@ static void fiber_entry(void *arg)
 
 /* The running thread waits (at a barrier or a warp operation) until it is
  * released; meanwhile the others run. */
-static void wait_here(void)
+NDEMU_HOT static void wait_here(void)
 {
     Block &b = g_block;
     Fiber *self = g_cur;
@@ -591,14 +599,14 @@ static void run_block(void)
 /* ------------------------------------------------------------------------
  * Device-side operations
  * --------------------------------------------------------------------- */
-static bool outside_kernel(const char *what, const char *file, int line)
+NDEMU_HOT static bool outside_kernel(const char *what, const char *file, int line)
 {
     if (g_in_launch && g_cur) return false;
     fprintf(stderr, "ndemu: %s() called outside a kernel at %s:%d; it is device code\n", what, file, line);
     return true;
 }
 
-int syncthreads(const char *file, int line, int kind, int pred)
+NDEMU_HOT int syncthreads(const char *file, int line, int kind, int pred)
 {
     if (outside_kernel("__syncthreads", file, line)) return 0;
     Block &b = g_block;
@@ -620,7 +628,7 @@ int syncthreads(const char *file, int line, int kind, int pred)
     }
 }
 
-static unsigned lanes_existing(int warp)
+NDEMU_HOT static unsigned lanes_existing(int warp)
 {
     int left = g_block.n - warp * 32;
     return left >= 32 ? 0xffffffffu : ((1u << left) - 1u);
@@ -637,7 +645,7 @@ unsigned activemask()
     return m;
 }
 
-unsigned long long warp_op(const char *file, int line, const char *what, WarpOp op, unsigned mask,
+NDEMU_HOT unsigned long long warp_op(const char *file, int line, const char *what, WarpOp op, unsigned mask,
                            unsigned long long value, int arg, int width)
 {
     if (outside_kernel(what, file, line)) return value;
