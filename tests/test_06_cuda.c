@@ -280,25 +280,31 @@ START_TEST(large_fill_and_add)
 }
 END_TEST
 
-/* More outputs than blocks: 70000 sums of 3, and a batch of 70000. */
+/* More outputs than blocks: 65600 sums of 40 (blocks of two warps, the
+ * first blocks folding two outputs), and a batch of 70000 matrices. */
 START_TEST(large_reduce_and_batch)
 {
-    int64_t shape[2] = { 70000, 3 };
-    nd_array a = t_arange(2, shape), sum;
+    int64_t shape[2] = { 65600, 40 };
+    t_rng r = t_rng_new(605);
+    nd_array a = t_random_array(&r, 2, shape, -1, 1), sum;
     int axis = 1;
     T_OK(nd_reduce(ND_SUM, &a, 1, &axis, false, &sum));
     float *x = t_gather(&a), *want = t_floats(shape[0]);
-    for (int64_t i = 0; i < shape[0]; i++)
-        want[i] = x[3 * i] + x[3 * i + 1] + x[3 * i + 2];
-    t_assert_close(&sum, want, 1e-6, 0, "sum over axis 1 of (70000,3): more outputs than "
-                   "blocks", GRID_HINT);
+    for (int64_t i = 0; i < shape[0]; i++) {
+        double s = 0;
+        for (int64_t j = 0; j < shape[1]; j++)
+            s += x[i * shape[1] + j];
+        want[i] = (float)s;
+    }
+    t_assert_close(&sum, want, 1e-5, 1e-5, "sum over axis 1 of (65600,40): more outputs than "
+                   "blocks", GRID_HINT "; a block that folds a second output must wait "
+                   "(__syncthreads) until warp 0 has read the shared slots of the first");
     free(x);
     free(want);
     nd_release(&a);
     nd_release(&sum);
 
     int64_t sa[3] = { 70000, 2, 3 }, sb[3] = { 70000, 3, 2 };
-    t_rng r = t_rng_new(604);
     nd_array p = t_random_array(&r, 3, sa, -1, 1), q = t_random_array(&r, 3, sb, -1, 1), c;
     float *px = t_gather(&p), *qx = t_gather(&q), *cw = t_floats(70000 * 4);
     ref_matmul(px, qx, cw, 70000, 2, 3, 2);

@@ -2,7 +2,8 @@
  *
  * One host thread runs every CUDA thread. The threads of a block are
  * cooperative fibers; blocks run one after another, in order (x fastest),
- * and so do the threads of a block (thread 0, 1, 2, ...). A thread runs
+ * and so do the threads of a block (thread 0, 1, 2, ...; after every
+ * other barrier in reverse, to expose races). A thread runs
  * until it finishes, or until it waits at __syncthreads() or a warp
  * operation (shuffle, ballot, __syncwarp); only then does it keep a fiber
  * (and its stack) of its own, so a kernel without barriers costs a plain
@@ -347,6 +348,7 @@ struct Block {
     int n = 0;    /* threads per block */
     int next = 0; /* the next thread to start */
     int ndone = 0, nbarrier = 0;
+    int released = 0; /* barriers released so far in this block */
     bool error = false;
     std::vector<uint3> tidx;         /* threadIdx of each linear id */
     std::vector<unsigned char> state;
@@ -468,14 +470,20 @@ NDEMU_HOT static void resolve(void)
                      b.bline[(size_t)t]);
         return;
     }
-    /* Release them all, in thread order. */
+    /* Release them all: after every other barrier in reverse thread order,
+     * so that the threads that ran first before the barrier run last after
+     * it.  Code that needs a second barrier (a shared array read by some
+     * threads after one barrier and written again by others before the
+     * next) then reads clobbered values: a race gives a wrong answer here
+     * whichever side of it thread 0 is on. */
+    bool reverse = (b.released++ & 1) == 0;
     b.bar_count = b.bar_acc;
     b.bar_live = b.n;
     b.bar_acc = 0;
     b.bar_first = b.bar_other = -1;
     b.nbarrier = 0;
     b.runq.resize((size_t)b.n);
-    for (int t = 0; t < b.n; t++) b.runq[(size_t)t] = t;
+    for (int t = 0; t < b.n; t++) b.runq[(size_t)t] = reverse ? b.n - 1 - t : t;
     b.runq_head = 0;
 }
 
@@ -585,7 +593,7 @@ static void run_block(void)
 {
     Block &b = g_block;
     b.next = 0;
-    b.ndone = b.nbarrier = 0;
+    b.ndone = b.nbarrier = b.released = 0;
     b.bar_first = b.bar_other = -1;
     b.bar_acc = 0;
     b.runq.clear();
@@ -709,14 +717,18 @@ NDEMU_HOT unsigned long long warp_op(const char *file, int line, const char *wha
             b.waiting_rdv[(size_t)me] = ri;
             wait_here();
         } else {
-            /* The last to arrive: the others may go on (in lane order). */
+            /* The last to arrive: the others may go on (in lane order),
+             * before any other thread, so that a warp runs on as one, as
+             * it would on a GPU, ahead of the warps still waiting to run. */
             open.erase(open.begin() + (long)oi);
+            int lanes[32], nl = 0;
             for (int l = 0; l < 32; l++) {
                 if (l == lane || !(em >> l & 1u)) continue;
                 int t = w * 32 + l;
                 b.state[(size_t)t] = kRunning;
-                b.runq.push_back(t);
+                lanes[nl++] = t;
             }
+            b.runq.insert(b.runq.begin() + (long)b.runq_head, lanes, lanes + nl);
         }
     }
     Rendezvous &r = b.rdv[(size_t)ri]; /* b.rdv may have grown while we waited */

@@ -369,7 +369,8 @@ static nd_status launch_matmul(const matmul_args &g, bool tiled)
     /* TODO (lesson 6): write launch_matmul. */
     /* x covers n (columns), y covers m (rows), z the batch (at most
      * MAX_BLOCKS).  Tiled: one block of TT x TT threads per TM x TN tile
-     * of c.  Naive: 16 x 16 threads per 16 x 16 outputs. */
+     * of c, unless a matrix of c has no more than TT * TT elements.
+     * Naive: 16 x 16 threads per 16 x 16 outputs. */
     (void)g; (void)tiled; (void)matmul_naive_kernel; (void)matmul_tiled_kernel;
     return nd_not_implemented("launch_matmul", 6);
 }

@@ -571,7 +571,9 @@ static nd_status launch_matmul(const matmul_args &g, bool tiled)
 {
     //@ solution launch_matmul
     unsigned batch = (unsigned)(g.nbatch < MAX_BLOCKS ? g.nbatch : MAX_BLOCKS);
-    if (tiled) {
+    /* A matrix of c smaller than one block of threads would leave a
+     * 128 x 128 tile nearly empty: such batches go to the naive kernel. */
+    if (tiled && g.m * g.n > TT * TT) {
         dim3 grid((unsigned)((g.n + TN - 1) / TN), (unsigned)((g.m + TM - 1) / TM), batch);
         matmul_tiled_kernel<<<grid, dim3(TT, TT)>>>(g);
         ND_CUDA_LAUNCHED("matmul_tiled_kernel");
@@ -585,7 +587,8 @@ static nd_status launch_matmul(const matmul_args &g, bool tiled)
     //@ stub
     //> /* x covers n (columns), y covers m (rows), z the batch (at most
     //>  * MAX_BLOCKS).  Tiled: one block of TT x TT threads per TM x TN tile
-    //>  * of c.  Naive: 16 x 16 threads per 16 x 16 outputs. */
+    //>  * of c, unless a matrix of c has no more than TT * TT elements.
+    //>  * Naive: 16 x 16 threads per 16 x 16 outputs. */
     //> (void)g; (void)tiled; (void)matmul_naive_kernel; (void)matmul_tiled_kernel;
     //> return nd_not_implemented("launch_matmul", 6);
     //@ end solution launch_matmul

@@ -17,6 +17,31 @@ __global__ void reduce_no_sync(const float *in, float *out)
     if (tid == 0) out[blockIdx.x] = s[0];
 }
 
+/* (a') a block reduction over several rows that reuses its shared slots
+ * without the barrier after the final fold: warps that run ahead into the
+ * next row overwrite slots that warp 0 has not read yet */
+__global__ void rows_no_second_sync(const float *in, float *out, int rows)
+{
+    __shared__ float part[8];
+    int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    for (int r = 0; r < rows; r++) {
+        float v = in[r * 256 + threadIdx.x];
+        for (int d = 16; d > 0; d /= 2)
+            v += __shfl_down_sync(0xffffffffu, v, d);
+        if (lane == 0)
+            part[warp] = v;
+        __syncthreads();
+        if (warp == 0) {
+            v = lane < 8 ? part[lane] : 0.0f;
+            for (int d = 16; d > 0; d /= 2)
+                v += __shfl_down_sync(0xffffffffu, v, d);
+            if (lane == 0)
+                out[r] = v;
+        }
+        /* missing: __syncthreads(); */
+    }
+}
+
 /* (d) a barrier that only half of the warp reaches */
 static const int kLineHalf = __LINE__ + 4;
 __global__ void half_barrier(int *out)
@@ -133,6 +158,29 @@ int main(void)
         CHECK("reduction without __syncthreads gives a wrong answer in every block", wrong == 2 * nb,
               "block sums %g %g %g %g, then %g", (double)first[0], (double)first[1], (double)first[2],
               (double)first[3], (double)second[0]);
+#endif
+        cudaFree(din);
+        cudaFree(dout);
+    }
+
+    { /* (a') */
+        const int rows = 4;
+        std::vector<float> h(rows * 256);
+        for (size_t i = 0; i < h.size(); i++) h[i] = (float)(i / 256 + 1);   /* row r sums to 256 (r+1) */
+        float *din, *dout, got[rows];
+        CUDA_OK(cudaMalloc(&din, h.size() * sizeof(float)));
+        CUDA_OK(cudaMalloc(&dout, rows * sizeof(float)));
+        CUDA_OK(cudaMemcpy(din, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice));
+        rows_no_second_sync<<<1, 256>>>(din, dout, rows);
+        CUDA_OK(cudaMemcpy(got, dout, sizeof got, cudaMemcpyDeviceToHost));
+        int wrong = 0;
+        for (int r = 0; r < rows; r++) wrong += got[r] != 256.0f * (float)(r + 1);
+#ifdef NDEMU
+        /* After the barrier the threads resume in reverse order: warps 7..1
+         * store the next row's values before warp 0 reads this row's. */
+        CHECK("a reused shared array without its second __syncthreads gives a wrong answer",
+              wrong > 0, "row sums %g %g %g %g", (double)got[0], (double)got[1], (double)got[2],
+              (double)got[3]);
 #endif
         cudaFree(din);
         cudaFree(dout);
