@@ -229,7 +229,7 @@ $(RUNNER): $(TEST_OBJS) $(B)/libnd.a
 -include tests/workflow.mk
 
 # The GPU benchmarks: nvcc, cuBLAS; only on a GPU (make bench).
-$(B)/bench_gpu%: tests/bench/bench_gpu%.cu $(B)/libnd.a
+$(B)/bench_%: tests/bench/bench_%.cu tests/bench/bench_gpu.h $(B)/libnd.a
 	@$(if $(Q),echo "  NVCC    $<")
 	$(Q)$(NVCC) $(NVCC_FLAGS) -O3 -I$(TREE)/include $< $(B)/libnd.a -lcublas -o $@
 

@@ -34,26 +34,12 @@
 #include <vector>
 #include <algorithm>
 
+#include "bench_gpu.h"
 #include "nd.h"
 
-#define WARMUP 2
 #define REPEATS 10
 
-static FILE *tsv;
-static bool quiet;
 static const char *filter;
-
-static void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
-static void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("bench_gpu: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(1);
-}
 
 static void must(nd_status s, const char *what)
 {
@@ -61,64 +47,14 @@ static void must(nd_status s, const char *what)
         die("%s: %s", what, nd_last_error());
 }
 
-static void cuda_must(cudaError_t e, const char *what)
-{
-    if (e != cudaSuccess)
-        die("%s: %s", what, cudaGetErrorString(e));
-}
-
-/* Median milliseconds of fn(ctx) over REPEATS runs, after WARMUP runs. */
-template <typename F>
-static double time_ms(F fn)
-{
-    cudaEvent_t start, stop;
-    cuda_must(cudaEventCreate(&start), "cudaEventCreate");
-    cuda_must(cudaEventCreate(&stop), "cudaEventCreate");
-    for (int i = 0; i < WARMUP; i++)
-        fn();
-    std::vector<float> ms(REPEATS);
-    for (int i = 0; i < REPEATS; i++) {
-        cuda_must(cudaEventRecord(start), "cudaEventRecord");
-        fn();
-        cuda_must(cudaEventRecord(stop), "cudaEventRecord");
-        cuda_must(cudaEventSynchronize(stop), "cudaEventSynchronize");
-        cuda_must(cudaEventElapsedTime(&ms[i], start, stop), "cudaEventElapsedTime");
-    }
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    std::sort(ms.begin(), ms.end());
-    return ms[REPEATS / 2];
-}
-
 static bool wanted(const char *group)
 {
     return filter == NULL || strstr(group, filter) != NULL;
 }
 
-/* One line of the table and of the TSV. */
-static void report(const char *group, const char *name, const char *shape, double ms,
-                   double rate, const char *unit, double ratio, const char *baseline,
-                   double target)
-{
-    const char *verdict = target <= 0 ? "-" : ratio >= target ? "met" : "MISSED";
-    if (!quiet)
-        printf("%-8s %-34s %-20s %9.3f ms %9.1f %-7s %6.1f%% of %-14s %s\n", group, name,
-               shape, ms, rate, unit, 100 * ratio, baseline, verdict);
-    if (tsv)
-        fprintf(tsv, "%s\t%s\t%s\t%.6g\t%.6g\t%s\t%.4f\t%s\t%.2f\t%s\n", group, name, shape,
-                ms / 1e3, rate, unit, ratio, baseline, target, verdict);
-}
-
 /* ---------------------------------------------------------------------- */
-/* The baseline: a copy kernel moving 16 bytes per thread                 */
+/* The baseline: the copy kernel of bench_gpu.h, 16 bytes per thread      */
 /* ---------------------------------------------------------------------- */
-
-static __global__ void copy16(const uint4 *__restrict__ src, uint4 *__restrict__ dst, size_t n)
-{
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-        dst[i] = src[i];
-}
 
 static double copy_gbps;   /* set by bench_copy */
 
@@ -131,7 +67,7 @@ static void bench_copy(size_t bytes)
     size_t n = bytes / 16;
     int sms = 0;
     cuda_must(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "attribute");
-    double ms = time_ms([&] {
+    double ms = time_ms(REPEATS, [&] {
         copy16<<<sms * 8, 256>>>((const uint4 *)src, (uint4 *)dst, n);
         cuda_must(cudaGetLastError(), "copy16");
     });
@@ -191,7 +127,7 @@ static void bench_compact(void)
     check_equal(&out, want, 0, "nd_compact of a transpose");
     nd_release(&out);
     double bytes = 2.0 * (double)(n * n) * sizeof(float);
-    double ms = time_ms([&] {
+    double ms = time_ms(REPEATS, [&] {
         must(nd_compact(&t, &out), "nd_compact");
         nd_release(&out);
     });
@@ -201,7 +137,7 @@ static void bench_compact(void)
     must(nd_empty(ND_CUDA, 2, shape, &dst), "nd_empty");
     must(nd_setitem(&dst, &t), "nd_setitem");
     check_equal(&dst, want, 0, "nd_setitem of a transpose");
-    ms = time_ms([&] { must(nd_setitem(&dst, &t), "nd_setitem"); });
+    ms = time_ms(REPEATS, [&] { must(nd_setitem(&dst, &t), "nd_setitem"); });
     report("compact", "nd_setitem from a transpose", "(8192,8192)", ms, bytes / (ms * 1e6),
            "GB/s", bytes / (ms * 1e6) / copy_gbps, "copy kernel", 0);
     nd_release(&dst);
@@ -212,7 +148,7 @@ static void bench_compact(void)
     nd_array b = random_array(4, shape4, host), p;
     int perm4[4] = { 0, 2, 1, 3 };
     must(nd_permute(&b, perm4, &p), "nd_permute");
-    ms = time_ms([&] {
+    ms = time_ms(REPEATS, [&] {
         must(nd_compact(&p, &out), "nd_compact");
         nd_release(&out);
     });
@@ -239,7 +175,7 @@ static void bench_ewise_reduce(void)
         for (size_t i = 0; i < want.size(); i++)
             want[i] = ha[i] + hb[i];
         check_equal(&c, want, 0, "nd_binary_into(ND_ADD)");
-        double ms = time_ms([&] { must(nd_binary_into(ND_ADD, &a, &b, &c), "add"); });
+        double ms = time_ms(REPEATS, [&] { must(nd_binary_into(ND_ADD, &a, &b, &c), "add"); });
         double bytes = 3.0 * (double)(n * n) * sizeof(float);
         report("ewise", "add, compact", "(8192,8192)", ms, bytes / (ms * 1e6), "GB/s",
                bytes / (ms * 1e6) / copy_gbps, "copy kernel", 0.80);
@@ -256,7 +192,7 @@ static void bench_ewise_reduce(void)
         }
         check_equal(&s, want, 1e-4, "nd_reduce(ND_SUM) over the last axis");
         nd_release(&s);
-        double ms = time_ms([&] {
+        double ms = time_ms(REPEATS, [&] {
             must(nd_reduce(ND_SUM, &a, 1, &axis, false, &s), "nd_reduce");
             nd_release(&s);
         });
@@ -296,7 +232,7 @@ static void bench_matmul(int64_t n)
     cuda_must(cudaMemcpy(want.data(), pc, want.size() * sizeof(float), cudaMemcpyDeviceToHost),
               "cudaMemcpy");
     double flop = 2.0 * (double)n * (double)n * (double)n;
-    double ms_blas = time_ms(sgemm);
+    double ms_blas = time_ms(REPEATS, sgemm);
     double blas = flop / (ms_blas * 1e6);
     char shape_s[40];
     snprintf(shape_s, sizeof shape_s, "%lld^3", (long long)n);
@@ -305,7 +241,7 @@ static void bench_matmul(int64_t n)
         must(tiled ? nd_matmul(&a, &b, &c) : nd_matmul_naive(&a, &b, &c), "nd_matmul");
         check_equal(&c, want, 1e-3, tiled ? "nd_matmul" : "nd_matmul_naive");
         nd_release(&c);
-        double ms = time_ms([&] {
+        double ms = time_ms(REPEATS, [&] {
             must(tiled ? nd_matmul(&a, &b, &c) : nd_matmul_naive(&a, &b, &c), "nd_matmul");
             nd_release(&c);
         });
@@ -323,6 +259,7 @@ int main(int argc, char **argv)
 {
     const char *out = NULL;
     int opt;
+    bench_name = "bench_gpu";
     while ((opt = getopt(argc, argv, "o:f:q")) != -1) {
         switch (opt) {
         case 'o': out = optarg; break;
@@ -340,17 +277,7 @@ int main(int argc, char **argv)
 #endif
     if (out != NULL && (tsv = fopen(out, "w")) == NULL)
         die("cannot write %s", out);
-    int rt = 0;
-    cudaRuntimeGetVersion(&rt);
-    time_t t = time(NULL);
-    char date[32];
-    strftime(date, sizeof date, "%Y-%m-%d", gmtime(&t));
-    if (tsv)
-        fprintf(tsv, "# gpu: %s\n# date: %s\n# cuda runtime: %d.%d\n"
-                "group\tcase\tshape\tseconds\trate\tunit\tratio\tbaseline\ttarget\tverdict\n",
-                name, date, rt / 1000, rt % 1000 / 10);
-    if (!quiet)
-        printf("GPU: %s, CUDA runtime %d.%d\n", name, rt / 1000, rt % 1000 / 10);
+    write_header(name);
     bench_copy((size_t)256 << 20);
     if (wanted("compact"))
         bench_compact();
