@@ -16,6 +16,7 @@ set -euo pipefail
 # "how to tell it is here" and the Debian package that provides it
 checks=(
     "cmd:gcc              gcc"
+    "cmd:g++              g++"
     "cmd:make             make"
     "cmd:pkg-config       pkg-config"
     "cmd:python3          python3"
