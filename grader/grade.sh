@@ -5,14 +5,25 @@
 #   grader/grade.sh --calibrate     only time the solution (see below)
 #
 # TREE is a student's copy of skeleton/.  Only its lesson files
-# (src/NN_*.c) are taken; the API header and the framework come from the
-# grader's own skeleton/, so edits to them (or to a Makefile) do not count.
-# Each lesson file is compiled alone and checked:
+# (src/NN_*.c and src/NN_*.cu) are taken; the API header and the framework
+# (array.c, device.cu, internal.h, nd_cuda.h) come from the grader's own
+# skeleton/, so edits to them (or to a Makefile) do not count.
+#
+# CUDA files run on the GPU when there is one (nvidia-smi -L finds it and
+# nvcc is installed), otherwise on the CPU emulator of grader/emu/ (a .cu
+# file is rewritten by cu2cpp.py and compiled by g++); GRADE_CUDA=emu|gpu
+# forces the choice.  The choice is printed and reported.
+#
+# Each lesson file is compiled alone and checked (a .cu file as the
+# emulator compiles it, and with a GPU also by nvcc):
 #   - it compiles (with the grader's flags);
-#   - it includes nothing from outside the submission and the API;
-#   - it defines exactly the global symbols its skeleton defines, and no
-#     constructors or destructors;
-#   - every symbol it uses comes from the API, the framework, libc or libm
+#   - it includes nothing from outside the submission and the API (a .cu
+#     file also CUDA's runtime headers, and system headers);
+#   - it defines exactly the global symbols its skeleton defines (C++
+#     template code that g++ emits as weak symbols aside), and no
+#     constructors or destructors its skeleton does not have;
+#   - every symbol it uses comes from the API, the framework, libc, libm,
+#     and for a .cu file libstdc++ and the CUDA runtime (the emulator's)
 #     (not from Check, the test helpers or the grader).
 # A lesson file that is missing or fails a check scores 0 for its lesson,
 # and the report says why; the solution's version of the file stands in
@@ -32,9 +43,9 @@ die() { echo "grade: $*" >&2; exit 2; }
 times="$root/build/grader/solution-times.tsv"
 ensure_times() {
     if [ ! -s "$times" ] || [ -n "$(find "$root/grader/hidden" "$root/solution/src" \
-            "$root/tests/helpers.c" -newer "$times" 2>/dev/null | head -n 1)" ]; then
+            "$root/tests/helpers.c" "$root/grader/runner.c" "$root/grader/emu" -newer "$times" 2>/dev/null | head -n 1)" ]; then
         echo "grade: timing the solution's tests once on this machine, to set timeouts" >&2
-        GRADE_CALIBRATING=1 bash "$0" "$root/solution" "$root/build/grader/calibration" ||
+        GRADE_LESSONS= GRADE_CALIBRATING=1 bash "$0" "$root/solution" "$root/build/grader/calibration" ||
             die "could not time the solution"
         awk -F'\t' '$4 == "pass" { print $2 "\t" $5 }' \
             "$root/build/grader/calibration/normal.tsv" >"$times.tmp" && mv "$times.tmp" "$times"
@@ -56,12 +67,54 @@ out=$(cd "$out" && pwd)
 rm -rf "$out/outputs" "$out"/*.tsv
 mkdir -p "$out/outputs/normal" "$out/outputs/asan"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/grade.XXXXXX") || die "no scratch folder"
-trap 'rm -rf "$scratch"' EXIT
+# GRADE_KEEP=1 keeps the scratch builds (for the grader's authors)
+[ -n "${GRADE_KEEP:-}" ] && echo "grade: scratch builds kept in $scratch" >&2 ||
+    trap 'rm -rf "$scratch"' EXIT
 
 CC=${CC:-cc}
+CXX=${CXX:-g++}
 STUDENT_FLAGS=(-std=c11 -g -Wall -Wextra -D_POSIX_C_SOURCE=200809L)
+CU_FLAGS=(-std=c++17 -g -Wall -Wextra)
 SAN_FLAGS=(-O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
 CHECK_LIBS=$(pkg-config --libs check)
+EMU="$root/grader/emu"
+
+# Where the CUDA lessons run: a GPU, or the emulator.
+NVCC=$(command -v nvcc 2>/dev/null || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; })
+cuda_mode=${GRADE_CUDA:-auto}
+if [ "$cuda_mode" = auto ]; then
+    cuda_mode=emu
+    if [ -n "$NVCC" ] && nvidia-smi -L 2>/dev/null | grep -q GPU; then
+        cuda_mode=gpu
+    fi
+fi
+case $cuda_mode in
+    emu) ;;
+    gpu) [ -n "$NVCC" ] || die "GRADE_CUDA=gpu, but nvcc is not installed" ;;
+    *) die "GRADE_CUDA=$cuda_mode: it must be emu, gpu or auto" ;;
+esac
+if [ "$cuda_mode" = gpu ]; then
+    CUDA_HOME=$(dirname "$(dirname "$NVCC")")
+    NVCC_FLAGS=(-std=c++17 -g -arch=native -Xcompiler -Wall,-Wextra)
+    CUDA_LINK=(-L"$CUDA_HOME/lib64" -Wl,-rpath,"$CUDA_HOME/lib64" -lcudart)
+    echo "grade: CUDA lessons run on the GPU ($(nvidia-smi -L 2>/dev/null | head -n 1 |
+        sed -E 's/^GPU [0-9]+: //; s/ \(UUID.*//'), built by nvcc)" >&2
+else
+    [ -s "$root/build/grader/emu-normal/emu.o" ] ||
+        die "the emulator is not built: run the grader through 'make grade'"
+    CUDA_LINK=()
+    echo "grade: CUDA lessons run on the emulator (CPU; grader/emu)" >&2
+fi
+
+# compile_cu SRC OBJ FLAGS...: a .cu file for the emulator (rewritten by
+# cu2cpp.py, then g++), with the submission's src/ first for "..." headers.
+compile_cu() {
+    local src=$1 obj=$2 cpp="${2%.o}.cpp"
+    shift 2
+    python3 "$EMU/cu2cpp.py" "$src" "$cpp" || return 1
+    "$CXX" "${CU_FLAGS[@]}" "$@" -I"$EMU/include" -I"$base/include" \
+        -iquote "$(dirname "$src")" -c "$cpp" -o "$obj"
+}
 
 # The tree that gets built: the grader's skeleton, then accepted lesson files.
 base="$scratch/tree"
@@ -75,23 +128,53 @@ note() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$notes"; }
 defined() { nm -g --defined-only "$1" | awk '{print $3}' | sort -u; }
 undefined() { nm -u "$1" | awk '{print $2}' | sed 's/@.*//' | sort -u; }
 
-# What lesson code may use: the framework's and API's symbols, and libc/libm.
+# Strong global symbols (weak ones are C++ template and inline code).
+strong() { nm -g --defined-only "$1" | awk '$2 !~ /^[WVwvu]$/ {print $3}' | sort -u; }
+weak() { nm -g --defined-only "$1" | awk '$2 ~ /^[WVwvu]$/ {print $3}' | sort -u; }
+
+# What lesson code may use: the framework's and API's symbols, libc and
+# libm; .cu files also libstdc++, libgcc and the CUDA runtime (the
+# emulator's own symbols).
 "$CC" "${STUDENT_FLAGS[@]}" -O2 -I"$base/include" -c "$base/src/array.c" -o "$scratch/array.o"
-{
-    defined "$scratch/array.o"
-    grep -ohE '\bnd_[a-z0-9_]+\b' "$base/include/nd.h"
-    for lib in libc.so.6 libm.so.6; do
+compile_cu "$base/src/device.cu" "$scratch/device.o" -O2 ||
+    die "the framework's device.cu does not build for the emulator"
+libsyms() {
+    for lib in "$@"; do
         path=$("$CC" -print-file-name="$lib")
         nm -D --defined-only "$path" 2>/dev/null | awk '{print $3}' | sed 's/@.*//'
     done
+}
+{
+    defined "$scratch/array.o"
+    defined "$scratch/device.o"
+    grep -ohE '\bnd_[a-z0-9_]+\b' "$base/include/nd.h"
+    # the framework's internal functions, lesson 6's nd_cuda_* among them
+    grep -ohE '\bnd_[a-z0-9_]+\b' "$base/src/"*.h
+    libsyms libc.so.6 libm.so.6
     echo __stack_chk_fail   # added by the compiler itself
 } | sort -u >"$scratch/allowed-uses"
+{
+    cat "$scratch/allowed-uses"
+    libsyms libstdc++.so.6 libgcc_s.so.1
+    [ -s "$root/build/grader/emu-normal/emu.o" ] && defined "$root/build/grader/emu-normal/emu.o"
+    echo __gxx_personality_v0
+} | sort -u >"$scratch/allowed-uses-cu"
+# What a .cu file's weak symbols must not replace: anything else linked.
+{
+    defined "$scratch/array.o"
+    defined "$scratch/device.o"
+    [ -s "$root/build/grader/emu-normal/emu.o" ] && defined "$root/build/grader/emu-normal/emu.o"
+    find "$root/build/grader/normal" -name '*.o' -exec nm -g --defined-only {} + |
+        awk 'NF == 3 {print $3}'
+    libsyms libc.so.6 libm.so.6 libstdc++.so.6 libgcc_s.so.1
+} | sort -u >"$scratch/taken"
 
 check_lesson() {   # FILE: 0 if the submission's version is accepted
-    local f=$1 name lesson cand
+    local f=$1 name lesson cand cu=false
     name=$(basename "$f")
     lesson=$((10#${name%%_*}))
     cand="$tree/src/$name"
+    case $name in *.cu) cu=true ;; esac
     if [ ! -e "$cand" ]; then
         note "$lesson" missing "src/$name is missing"
         return 1
@@ -100,43 +183,79 @@ check_lesson() {   # FILE: 0 if the submission's version is accepted
         note "$lesson" rejected "src/$name is not a plain file"
         return 1
     fi
+    rm -rf "$scratch/cand" "$scratch/skel"
     mkdir -p "$scratch/cand/src" "$scratch/skel"
     cp "$cand" "$scratch/cand/src/$name"
     cp "$base/src/"*.h "$scratch/cand/src/"
-    local obj="$scratch/cand/$name.o" err="$scratch/cand/$name.err"
-    if ! "$CC" "${STUDENT_FLAGS[@]}" -O2 -I"$base/include" -c "$scratch/cand/src/$name" \
-            -o "$obj" 2>"$err"; then
-        note "$lesson" "compile error" "src/$name does not compile: $(grep -m3 -E 'error' "$err" | sed "s|$scratch/cand/||g" | tr '\n' ' ')"
-        return 1
+    local obj="$scratch/cand/$name.o" err="$scratch/cand/$name.err" deps
+    if $cu; then
+        if ! compile_cu "$scratch/cand/src/$name" "$obj" -O2 2>"$err"; then
+            note "$lesson" "compile error" "src/$name does not compile: $(grep -m3 -E 'error' "$err" | sed "s|$scratch/cand/||g" | tr '\n' ' ')"
+            return 1
+        fi
+        deps=$("$CXX" "${CU_FLAGS[@]}" -I"$EMU/include" -I"$base/include" \
+               -iquote "$scratch/cand/src" -MM "$scratch/cand/$name.cpp")
+    else
+        if ! "$CC" "${STUDENT_FLAGS[@]}" -O2 -I"$base/include" -c "$scratch/cand/src/$name" \
+                -o "$obj" 2>"$err"; then
+            note "$lesson" "compile error" "src/$name does not compile: $(grep -m3 -E 'error' "$err" | sed "s|$scratch/cand/||g" | tr '\n' ' ')"
+            return 1
+        fi
+        deps=$("$CC" "${STUDENT_FLAGS[@]}" -I"$base/include" -MM "$scratch/cand/src/$name")
     fi
-    # Headers: only the API and the framework's (no reaching into the grader).
+    # Headers: only the API and the framework's (no reaching into the
+    # grader); the emulator's CUDA headers for a .cu file.
     local bad
-    bad=$("$CC" "${STUDENT_FLAGS[@]}" -I"$base/include" -MM "$scratch/cand/src/$name" |
-          tr ' \\' '\n\n' | grep -E '\.(h|c|cu|cuh|inc)$' |
-          grep -vE "^($scratch/cand/src/|$base/include/)" || true)
+    bad=$(echo "$deps" | tr ' \\' '\n\n' | grep -v -e ':$' -e '^$' |
+          grep -vxF -e "$scratch/cand/src/$name" -e "$scratch/cand/$name.cpp" |
+          grep -vE "^($scratch/cand/src/|$base/include/|$EMU/include/)" || true)
     if [ -n "$bad" ]; then
         note "$lesson" rejected "src/$name includes files from outside the submission: $(echo $bad)"
         return 1
     fi
-    if objdump -h "$obj" | grep -qE '\.(init_array|ctors|fini_array|dtors)\b'; then
-        note "$lesson" rejected "src/$name defines a constructor or destructor (code that runs before or after main)"
-        return 1
+    local skel="$scratch/skel/$name.o"
+    if $cu; then
+        compile_cu "$f" "$skel" -O2 || die "the skeleton's $name does not build"
+    else
+        "$CC" "${STUDENT_FLAGS[@]}" -O2 -I"$base/include" -c "$f" -o "$skel"
     fi
-    "$CC" "${STUDENT_FLAGS[@]}" -O2 -I"$base/include" -c "$f" -o "$scratch/skel/$name.o"
+    local sect
+    for sect in init_array ctors fini_array dtors; do
+        if objdump -h "$obj" | grep -qE "\.$sect\b" && ! objdump -h "$skel" | grep -qE "\.$sect\b"; then
+            note "$lesson" rejected "src/$name defines a constructor or destructor (code that runs before or after main)"
+            return 1
+        fi
+    done
     local extra missing
-    extra=$(comm -23 <(defined "$obj") <(defined "$scratch/skel/$name.o"))
+    extra=$(comm -23 <(strong "$obj") <(strong "$skel"))
     if [ -n "$extra" ]; then
         note "$lesson" rejected "src/$name defines global symbols its skeleton does not: $(echo $extra) (make helpers static)"
         return 1
     fi
-    missing=$(comm -13 <(defined "$obj") <(defined "$scratch/skel/$name.o"))
+    missing=$(comm -13 <(defined "$obj") <(strong "$skel"))
     if [ -n "$missing" ]; then
         note "$lesson" rejected "src/$name no longer defines $(echo $missing)"
         return 1
     fi
-    extra=$(comm -23 <(undefined "$obj") "$scratch/allowed-uses")
+    # Weak symbols: C++ templates (kernel launches on the emulator), which
+    # must not stand in for anything else the program links.
+    extra=$( { weak "$obj" | grep -vxF DW.ref.__gxx_personality_v0 | grep -v '^_Z';
+               weak "$obj" | comm -12 - "$scratch/taken"; } | sort -u)
     if [ -n "$extra" ]; then
-        note "$lesson" rejected "src/$name uses symbols outside the API, libc and libm: $(echo $extra)"
+        note "$lesson" rejected "src/$name defines symbols of the framework, the runtime or the grader: $(echo $extra)"
+        return 1
+    fi
+    local allowed="$scratch/allowed-uses"
+    $cu && allowed="$scratch/allowed-uses-cu"
+    extra=$(comm -23 <(undefined "$obj") "$allowed")
+    if [ -n "$extra" ]; then
+        note "$lesson" rejected "src/$name uses symbols outside the API, $($cu && echo "the CUDA runtime, libstdc++, ")libc and libm: $(echo $extra)"
+        return 1
+    fi
+    # With a GPU, the file must also build with nvcc (CUDA-only errors).
+    if $cu && [ "$cuda_mode" = gpu ] && ! "$NVCC" "${NVCC_FLAGS[@]}" -I"$base/include" \
+            -c "$scratch/cand/src/$name" -o "$scratch/cand/$name.gpu.o" 2>"$err"; then
+        note "$lesson" "compile error" "src/$name does not compile with nvcc: $(grep -m3 -E 'error' "$err" | sed "s|$scratch/cand/||g" | tr '\n' ' ')"
         return 1
     fi
     if grep -qiE 'warning' "$err"; then
@@ -145,7 +264,7 @@ check_lesson() {   # FILE: 0 if the submission's version is accepted
     return 0
 }
 
-for f in "$base/src/"[0-9][0-9]_*.c; do
+for f in "$base/src/"[0-9][0-9]_*.c "$base/src/"[0-9][0-9]_*.cu; do
     [ -e "$f" ] || continue
     name=$(basename "$f")
     if check_lesson "$f"; then
@@ -155,18 +274,39 @@ for f in "$base/src/"[0-9][0-9]_*.c; do
     fi
 done
 
+host_flags() {   # FLAGS...: for nvcc's host compiler (-Xcompiler splits at commas)
+    local a p
+    for a; do
+        case $a in
+        -fsanitize=*,*) p=${a#-fsanitize=}
+            for p in ${p//,/ }; do echo -Xcompiler "-fsanitize=$p"; done ;;
+        *) echo -Xcompiler "$a" ;;
+        esac
+    done
+}
+
 build() {   # VARIANT FLAGS...: the tree, linked with the grader's objects
     local v=$1 dir="$scratch/$1"
     shift
     mkdir -p "$dir"
-    local objs=()
-    for f in "$base/src/"*.c; do
-        "$CC" "${STUDENT_FLAGS[@]}" "$@" -I"$base/include" -c "$f" -o "$dir/$(basename "$f").o" \
-            2>>"$dir/build.log" || return 1
-        objs+=("$dir/$(basename "$f").o")
+    local objs=() o
+    for f in "$base/src/"*.c "$base/src/"*.cu; do
+        [ -e "$f" ] || continue
+        o="$dir/$(basename "$f").o"
+        case $f in
+        *.c) "$CC" "${STUDENT_FLAGS[@]}" "$@" -I"$base/include" -c "$f" -o "$o" ;;
+        *)  if [ "$cuda_mode" = gpu ]; then
+                "$NVCC" "${NVCC_FLAGS[@]}" -Xcompiler "$(IFS=,; echo "$*")" \
+                    -I"$base/include" -c "$f" -o "$o"
+            else
+                compile_cu "$f" "$o" "$@"
+            fi ;;
+        esac 2>>"$dir/build.log" || return 1
+        objs+=("$o")
     done
-    "$CC" "$@" "${objs[@]}" $(find "$root/build/grader/$v" -name '*.o' | sort) \
-        $CHECK_LIBS -lm -o "$dir/runner" 2>>"$dir/build.log"
+    [ "$cuda_mode" = emu ] && objs+=("$root/build/grader/emu-$v/emu.o")
+    "$CXX" "$@" "${objs[@]}" $(find "$root/build/grader/$v" -name '*.o' | sort) \
+        $CHECK_LIBS "${CUDA_LINK[@]}" -lm -o "$dir/runner" 2>>"$dir/build.log"
 }
 
 if ! build normal -O2; then
@@ -185,17 +325,25 @@ fi
 ensure_times
 scale=${GRADE_TIMEOUT_SCALE:-1}
 "$scratch/normal/runner" -o "$out/normal.tsv" -d "$out/outputs/normal" "${lessons[@]}" \
-    -T "$times" -m $((10 * scale)) -s "$scale" >/dev/null || die "the runner failed"
+    -T "$times" -m $((10 * scale)) -s "$scale" -c "$out/cuda-device.txt" >/dev/null ||
+    die "the runner failed"
 
 if ! build asan "${SAN_FLAGS[@]}"; then
     cat "$scratch/asan/build.log" >&2
     die "the grader's own sanitizer build failed (see above)"
 fi
-ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1:abort_on_error=0 \
+# (CUDA's runtime maps memory where AddressSanitizer would guard it)
+ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1:abort_on_error=0$([ "$cuda_mode" = gpu ] && echo :protect_shadow_gap=0) \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     "$scratch/asan/runner" -a -o "$out/asan.tsv" -d "$out/outputs/asan" "${lessons[@]}" \
     -T "$times" -m $((30 * scale)) -s $((3 * scale)) -k "$out/normal.tsv" >/dev/null ||
     die "the sanitizer runner failed"
 
+dev=$(head -n 1 "$out/cuda-device.txt" 2>/dev/null)
+case $cuda_mode:$dev in
+    *:unusable|*:) where="unusable (no CUDA test could run)" ;;
+    emu:*) where="emulator (CPU)" ;;
+    *) where=$dev ;;
+esac
 "$root/build/grader/report" -w "$root/grader/weights.tsv" -b "$notes" \
-    -n "$out/normal.tsv" -a "$out/asan.tsv" -o "$out" -s "$tree"
+    -n "$out/normal.tsv" -a "$out/asan.tsv" -o "$out" -s "$tree" -c "CUDA: $where"

@@ -24,12 +24,27 @@ build/grader/asan/%.o: %.c
 	@$(if $(Q),echo "  CC      $< (grader, sanitizers)")
 	$(Q)$(CC) $(GRADER_FLAGS) $(GRADER_SAN) -MMD -MP -c $< -o $@
 
+# The CUDA emulator's runtime, per variant, for trees graded on it (not
+# linked when a GPU grades: grade.sh picks).
+EMU_OBJS := build/grader/emu-normal/emu.o build/grader/emu-asan/emu.o
+EMU_DEPS := $(EMU)/emu.cpp $(wildcard $(EMU)/include/*.h)
+
+build/grader/emu-normal/emu.o: $(EMU_DEPS)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CXX     $< (grader)")
+	$(Q)$(CXX) $(CXXFLAGS_CU) -O2 -I$(EMU)/include -c $< -o $@
+
+build/grader/emu-asan/emu.o: $(EMU_DEPS)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CXX     $< (grader, sanitizers)")
+	$(Q)$(CXX) $(CXXFLAGS_CU) $(GRADER_SAN) -I$(EMU)/include -c $< -o $@
+
 build/grader/report: grader/report.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_COMMON) $(CFLAGS_LIB) -O2 $< $$(pkg-config --cflags --libs libcjson) -o $@
 
-grader-objs: build/grader/report $(GRADER_OBJS)
+grader-objs: build/grader/report $(GRADER_OBJS) $(EMU_OBJS)
 
 grade: deps grader-objs ## grade TREE with the hidden tests: table, results.json, junit.xml
 	@bash grader/grade.sh $(TREE) $(GRADE_OUT)

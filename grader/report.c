@@ -2,7 +2,7 @@
  * report.c -- turn the runners' results into the grade.
  *
  *   report -w weights.tsv -b build-notes.tsv -n normal.tsv -a asan.tsv
- *          -o OUTDIR [-s SUBMISSION-NAME]
+ *          -o OUTDIR [-s SUBMISSION-NAME] [-c "CUDA: where the CUDA tests ran"]
  *
  * A test passes only if it passed in both builds (plain, and with
  * AddressSanitizer + UBSan).  A lesson scores its weight times the share of
@@ -43,6 +43,7 @@ typedef struct {
     int tests, passed;
 } lesson_info;
 
+static const char *cuda_where = "";   /* -c: "CUDA: emulator (CPU)" */
 static test_row rows[MAX_TESTS];
 static int nrows;
 static lesson_info lessons[MAX_LESSONS];
@@ -212,6 +213,8 @@ static void write_json(const char *path, double score, double max)
     cJSON_AddNumberToObject(root, "score", score);
     cJSON_AddNumberToObject(root, "max_score", max);
     char summary[8192] = "";
+    if (cuda_where[0])
+        snprintf(summary, sizeof summary, "%s\n", cuda_where);
     for (int l = 0; l < MAX_LESSONS; l++) {
         if (lessons[l].notes[0]) {
             size_t used = strlen(summary);
@@ -258,6 +261,11 @@ static void write_junit(const char *path)
             continue;
         fprintf(f, "  <testsuite name=\"lesson %d\" tests=\"%d\" failures=\"%d\">\n", l,
                 lessons[l].tests, lessons[l].tests - lessons[l].passed);
+        if (cuda_where[0]) {
+            fprintf(f, "    <properties><property name=\"cuda\" value=\"");
+            xml_escaped(f, cuda_where);
+            fprintf(f, "\"/></properties>\n");
+        }
         for (int i = 0; i < nrows; i++) {
             const test_row *r = &rows[i];
             if (r->lesson != l)
@@ -286,7 +294,7 @@ int main(int argc, char **argv)
     const char *weights = NULL, *notes = NULL, *normal = NULL, *asan = NULL, *outdir = NULL;
     const char *who = "";
     int opt;
-    while ((opt = getopt(argc, argv, "w:b:n:a:o:s:")) != -1) {
+    while ((opt = getopt(argc, argv, "w:b:n:a:o:s:c:")) != -1) {
         switch (opt) {
         case 'w': weights = optarg; break;
         case 'b': notes = optarg; break;
@@ -294,7 +302,8 @@ int main(int argc, char **argv)
         case 'a': asan = optarg; break;
         case 'o': outdir = optarg; break;
         case 's': who = optarg; break;
-        default: die("usage: report -w W -b B -n N -a A -o OUTDIR [-s NAME]");
+        case 'c': cuda_where = optarg; break;
+        default: die("usage: report -w W -b B -n N -a A -o OUTDIR [-s NAME] [-c CUDA]");
         }
     }
     if (!weights || !notes || !normal || !asan || !outdir)
@@ -328,7 +337,8 @@ int main(int argc, char **argv)
     bool colour = isatty(STDOUT_FILENO);
     const char *green = colour ? "\033[32m" : "", *red = colour ? "\033[31m" : "";
     const char *bold = colour ? "\033[1m" : "", *off = colour ? "\033[0m" : "";
-    printf("%sGrade%s%s%s\n\n", bold, who[0] ? " of " : "", who, off);
+    printf("%sGrade%s%s%s\n", bold, who[0] ? " of " : "", who, off);
+    printf("%s\n\n", cuda_where[0] ? cuda_where : "");
     printf("  %-30s %9s %11s %13s\n", "lesson", "tests", "points", "score");
     for (int l = 0; l < MAX_LESSONS; l++) {
         lesson_info *li = &lessons[l];

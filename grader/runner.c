@@ -3,7 +3,11 @@
  *
  *   runner -o results.tsv -d OUTDIR [-l LESSON]... [-t TEST] [-a]
  *          [-s SECONDS] [-T times.tsv -m FACTOR] [-k plain-results.tsv]
+ *          [-c device.txt]
  *
+ * Tests run on the CPU and on the CUDA device (a GPU, or the emulator the
+ * tree was built with); -c writes the CUDA device's name there ("emulator",
+ * a GPU's name, or "unusable"). *
  * Timeouts: -s SECONDS for every test, or, with -T, FACTOR times the
  * seconds the solution took for that test (times.tsv: test, seconds, as
  * a calibration run writes it), but never less than -s.  -k skips the
@@ -45,6 +49,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -54,6 +59,8 @@ Suite *hidden_02_compact(void);
 Suite *hidden_03_ewise(void);
 Suite *hidden_04_reduce(void);
 Suite *hidden_05_matmul(void);
+Suite *hidden_06_cuda(void);
+Suite *hidden_07_permute(void);
 
 static const struct {
     int lesson;
@@ -64,6 +71,8 @@ static const struct {
     { 3, hidden_03_ewise },
     { 4, hidden_04_reduce },
     { 5, hidden_05_matmul },
+    { 6, hidden_06_cuda },
+    { 7, hidden_07_permute },
 };
 #define NSUITES (int)(sizeof suites / sizeof suites[0])
 
@@ -78,6 +87,7 @@ typedef struct {
     double points;
     const char *hint;
     nd_device dev;
+    bool plain_only;      /* not run in the sanitizer build (G_PLAIN) */
     double timeout;       /* seconds */
     double solution;      /* seconds the solution took, or -1 if unknown */
     bool skip;            /* failed in the run given by -k */
@@ -88,17 +98,69 @@ static test_info tests[MAX_TESTS];
 static int ntests;
 static int suite_lesson;          /* the lesson of the suite being made */
 static const char *only_test;     /* -t */
+static bool asan_build;           /* -a */
 
 static const struct {
     const char *name;
     nd_device dev;
 } devices[] = {
     { "cpu", ND_CPU },
-#ifdef ND_TEST_CUDA
     { "cuda", ND_CUDA },
-#endif
 };
 #define NDEVICES (int)(sizeof devices / sizeof devices[0])
+
+/* The [cuda] cases of lessons 2-5 test lesson 6's kernels: they count for
+ * lesson 6, each worth this share of its points (the [cpu] case keeps
+ * its lesson's points in full). */
+#define CUDA_LESSON 6
+#define CUDA_SHARE 0.25
+
+/* The CUDA device, as a forked child found it before any test ran (the
+ * parent never starts CUDA: a CUDA context does not survive a fork).
+ * When it is unusable every [cuda] case fails at once, with the reason. */
+static bool cuda_ok;
+static char cuda_name[800], cuda_why[800];
+
+static void probe_cuda(void)
+{
+    int fd[2];
+    if (pipe(fd) != 0) {
+        snprintf(cuda_why, sizeof cuda_why, "cannot make a pipe to probe the CUDA device");
+        return;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fd[0]);
+        const char *name = NULL;
+        char line[800];
+        int n = nd_device_available(ND_CUDA, &name) == ND_OK
+                    ? snprintf(line, sizeof line, "ok %s", name)
+                    : snprintf(line, sizeof line, "no %s", nd_last_error());
+        ssize_t w = write(fd[1], line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+        _exit(w > 0 ? 0 : 1);
+    }
+    close(fd[1]);
+    char line[800] = "";
+    ssize_t got = 0, r;
+    while (pid > 0 && got < (ssize_t)sizeof line - 1 &&
+           (r = read(fd[0], line + got, sizeof line - 1 - (size_t)got)) > 0)
+        got += r;
+    line[got] = '\0';
+    close(fd[0]);
+    int status = 0;
+    if (pid > 0)
+        waitpid(pid, &status, 0);
+    if (strncmp(line, "ok ", 3) == 0) {
+        cuda_ok = true;
+        snprintf(cuda_name, sizeof cuda_name, "%s", line + 3);
+    } else if (strncmp(line, "no ", 3) == 0) {
+        snprintf(cuda_why, sizeof cuda_why, "%s", line + 3);
+    } else {
+        snprintf(cuda_why, sizeof cuda_why, "the probe %s",
+                 pid < 0 ? "could not fork" : WIFSIGNALED(status) ? "crashed" : "failed");
+    }
+}
 
 Suite *g_suite(int lesson, const char *name)
 {
@@ -130,24 +192,36 @@ static double lookup(const char *name, const named_value *t, int n, double missi
 }
 
 void g_add(Suite *s, const char *fn_name, const TTest *fn, double points, const char *hint,
-           bool per_device)
+           int flags)
 {
-    int n = per_device ? NDEVICES : 1;
-    for (int d = 0; d < n; d++) {
+    int first = flags & G_DEVICES ? 0 : flags & G_CUDA ? 1 : 0;
+    int last = flags & (G_DEVICES | G_CUDA) ? 1 : 0;
+    /* Lessons 2-5 run on both devices, each case with the lesson's points
+     * (the [cuda] one for lesson 6, at CUDA_SHARE); lessons 6 and 7 split
+     * a test's points between their devices; lesson 1 is views without
+     * data movement: the CPU alone. */
+    bool moved = suite_lesson >= 2 && suite_lesson <= 5;
+    if (suite_lesson == 1 || flags & G_CPU)
+        last = 0;
+    for (int d = first; d <= last; d++) {
         if (ntests == MAX_TESTS) {
             fprintf(stderr, "runner: more than %d hidden tests\n", MAX_TESTS);
             exit(2);
         }
         test_info *t = &tests[ntests];
-        snprintf(t->name, sizeof t->name, per_device ? "%s[%s]" : "%s", fn_name,
-                 devices[d].name);
+        snprintf(t->name, sizeof t->name, flags & (G_DEVICES | G_CUDA) ? "%s[%s]" : "%s",
+                 fn_name, devices[d].name);
         if (only_test != NULL && strcmp(only_test, fn_name) != 0 &&
             strcmp(only_test, t->name) != 0)
             continue;
-        t->lesson = suite_lesson;
-        t->points = points / n;
+        t->lesson = moved && d == 1 ? CUDA_LESSON : suite_lesson;
+        t->points = moved ? (d == 1 ? points * CUDA_SHARE : points)
+                          : points / (last - first + 1);
         t->hint = hint;
         t->dev = devices[d].dev;
+        /* the emulator under the sanitizers is slow: lesson 6's own tests
+         * run there, the [cuda] cases of lessons 2-5 in the plain build */
+        t->plain_only = (flags & G_PLAIN) != 0 || (moved && d == 1);
         t->solution = lookup(t->name, times, ntimes, -1);
         t->timeout = t->solution < 0 ? min_timeout : t->solution * timeout_factor;
         if (t->timeout < min_timeout)
@@ -168,7 +242,6 @@ void g_add(Suite *s, const char *fn_name, const TTest *fn, double points, const 
 
 static const test_info *current;  /* set by the parent before each fork */
 static char current_out[4096];
-static bool asan_build;
 
 #define OUTPUT_LIMIT (1 << 20)                  /* bytes a test may write */
 #define MEMORY_LIMIT ((rlim_t)2 << 30)          /* bytes of address space */
@@ -238,6 +311,8 @@ static void child_setup(void)
     if (!asan_build)
         limit(RLIMIT_AS, MEMORY_LIMIT);
     forbid_processes();
+    if (current->dev == ND_CUDA && !cuda_ok)
+        ck_abort_msg("the CUDA device is unusable, so no CUDA test ran: %s", cuda_why);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -330,7 +405,8 @@ static void tsv_field(FILE *f, const char *s)
 static void usage(void)
 {
     fprintf(stderr, "usage: runner -o results.tsv -d OUTDIR [-l LESSON]... [-t TEST] [-a]\n"
-                    "              [-s SECONDS] [-T times.tsv -m FACTOR] [-k results.tsv]\n");
+                    "              [-s SECONDS] [-T times.tsv -m FACTOR] [-k results.tsv]\n"
+                    "              [-c device.txt]\n");
     exit(2);
 }
 
@@ -370,10 +446,10 @@ static double now(void)
 
 int main(int argc, char **argv)
 {
-    const char *results_path = NULL, *outdir = NULL;
+    const char *results_path = NULL, *outdir = NULL, *device_path = NULL;
     bool want[64] = { false }, any_lesson = false;
     int opt;
-    while ((opt = getopt(argc, argv, "o:d:l:t:s:T:m:k:a")) != -1) {
+    while ((opt = getopt(argc, argv, "o:d:l:t:s:T:m:k:ac:")) != -1) {
         switch (opt) {
         case 'o': results_path = optarg; break;
         case 'd': outdir = optarg; break;
@@ -390,12 +466,21 @@ int main(int argc, char **argv)
         case 'm': timeout_factor = atof(optarg); break;
         case 'k': nskips = read_table(optarg, true, skips); break;
         case 'a': asan_build = true; break;
+        case 'c': device_path = optarg; break;
         default: usage();
         }
     }
     if (results_path == NULL || outdir == NULL || min_timeout <= 0 || timeout_factor <= 0 ||
         optind != argc)
         usage();
+    probe_cuda();
+    if (device_path != NULL) {   /* where the [cuda] cases ran, for the report */
+        FILE *f = fopen(device_path, "w");
+        if (f != NULL) {
+            fprintf(f, "%s\n", cuda_ok ? cuda_name : "unusable");
+            fclose(f);
+        }
+    }
     FILE *results = fopen(results_path, "w");
     if (results == NULL) {
         perror(results_path);
@@ -418,6 +503,11 @@ int main(int argc, char **argv)
             if (current->skip) {
                 result = "skipped";
                 msg = "not run: it failed in the plain build already";
+                current_out[0] = '\0';
+            } else if (current->plain_only && asan_build) {
+                /* the plain build's result stands */
+                msg = "not run under the sanitizers: too slow there; the plain build's "
+                      "result stands";
                 current_out[0] = '\0';
             } else {
                 fflush(NULL);   /* the child must not flush our buffers again */

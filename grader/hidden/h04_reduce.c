@@ -1812,14 +1812,14 @@ Suite *hidden_04_reduce(void)
     G_ADD(s, reduce_keepdims_in_place, 2, KEEPDIMS_HINT);
     G_ADD(s, reduce_composition, 2, COMPOSE_HINT);
     G_ADD(s, reduce_no_axes_copy, 2, COPY_HINT);
-    G_ADD(s, reduce_broadcast_views, 3, BROADCAST_HINT);
+    G_ADD_CPU(s, reduce_broadcast_views, 3, BROADCAST_HINT);
     G_ADD(s, reduce_negative_strides_offsets, 2, STRIDES_HINT);
     G_ADD(s, reduce_empty_and_unit_axes, 3, EMPTY_HINT);
     G_ADD(s, reduce_max_negative_and_inf, 3, NEGATIVE_HINT);
     G_ADD(s, reduce_nan_one_block, 3, NAN_HINT);
     G_ADD(s, reduce_sum_accuracy_layouts, 4, ACCURACY_HINT);
     G_ADD(s, reduce_sum_naive_fails, 3, ACCURACY_HINT);
-    G_ADD(s, reduce_large_exact, 2,
+    G_ADD_CPU(s, reduce_large_exact, 2,
           "sizes, strides and offsets are int64_t; a 2^22-element or 8-D view is folded in "
           "one pass over its blocks, whatever their layout");
     G_ADD(s, reduce_out_aliases_input, 2, ALIAS_HINT);
