@@ -11,6 +11,7 @@ Run from the repository root.  Pages, in reading order:
                                   previous/next links between lessons
     docs/student-guide.md      -> student-guide.html
     docs/author-guide.md       -> author-guide.html
+    docs/instructor-guide.md   -> instructor-guide.html
 
 Each page goes through docs/filters/include.lua (tagged code from the real
 sources) and docs/template.html.  Math is rendered in the browser by KaTeX,
@@ -28,7 +29,7 @@ import subprocess
 import sys
 
 KATEX = '/usr/share/javascript/katex'
-GUIDES = ['docs/student-guide.md', 'docs/author-guide.md']
+GUIDES = ['docs/student-guide.md', 'docs/author-guide.md', 'docs/instructor-guide.md']
 LANG = {'.c': 'c', '.h': 'c', '.cu': 'cpp', '.cuh': 'cpp', '.py': 'python',
         '.sh': 'bash', '.lua': 'lua', '.md': 'markdown', '.mk': 'makefile',
         'Makefile': 'makefile'}
