@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # coverage.sh -- how much of the solution the hidden tests run.
 #
-# Builds solution/ with gcov instrumentation (-O0 --coverage), links it to
+# Builds solution/ with gcov instrumentation (-O0 --coverage; the .cu files
+# for the CUDA emulator, as the grader builds them), links it to
 # the grader's own objects, runs every hidden test -- and the framework's
 # own tests (the public "lesson 0": students never write the framework, so
 # no hidden test is about it) -- and has gcovr write
@@ -17,6 +18,7 @@ rm -rf "$out"
 mkdir -p "$obj" "$out/outputs"
 
 CC=${CC:-cc}
+CXX=${CXX:-g++}
 objs=()
 for f in solution/src/*.c; do
     o="$obj/$(basename "$f" .c).o"
@@ -24,7 +26,17 @@ for f in solution/src/*.c; do
         -Isolution/include -c "$f" -o "$o" || exit 1
     objs+=("$o")
 done
-"$CC" --coverage "${objs[@]}" $(find build/grader/normal -name '*.o' | sort) \
+# The .cu files run on the emulator: rewritten by cu2cpp.py, whose #line
+# directive keeps the .cu file's name and lines for gcov.
+for f in solution/src/*.cu; do
+    o="$obj/$(basename "$f" .cu).o"
+    python3 grader/emu/cu2cpp.py "$f" "$obj/$(basename "$f" .cu).cpp" || exit 1
+    "$CXX" -std=c++17 -g -O0 --coverage -Wall -Wextra -Igrader/emu/include -Isolution/include \
+        -iquote solution/src -c "$obj/$(basename "$f" .cu).cpp" -o "$o" || exit 1
+    objs+=("$o")
+done
+objs+=(build/grader/emu-normal/emu.o)
+"$CXX" --coverage "${objs[@]}" $(find build/grader/normal -name '*.o' | sort) \
     $(pkg-config --libs check) -lm -o "$obj/runner" || exit 1
 "$obj/runner" -o "$out/results.tsv" -d "$out/outputs" -s 120 | tail -n 1
 # The framework's tests: the public runner, linked to the same objects.
@@ -42,7 +54,7 @@ for f in tests/test_0[1-9]*.c; do
         $(pkg-config --cflags check) -c "$f" -o "$o" || exit 1
     tobjs+=("$o")
 done
-"$CC" --coverage "${objs[@]}" "${tobjs[@]}" $(pkg-config --libs check) -lm -o "$obj/framework" ||
+"$CXX" --coverage "${objs[@]}" "${tobjs[@]}" $(pkg-config --libs check) -lm -o "$obj/framework" ||
     exit 1
 "$obj/framework" -l 0 -q | tail -n 1
 if grep -qv -P '\tpass\t' "$out/results.tsv"; then

@@ -37,10 +37,37 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "grade: $*" >&2; exit 2; }
 
+# Where the CUDA lessons run: a GPU, or the emulator.
+NVCC=$(command -v nvcc 2>/dev/null || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; })
+cuda_mode=${GRADE_CUDA:-auto}
+if [ "$cuda_mode" = auto ]; then
+    cuda_mode=emu
+    if [ -n "$NVCC" ] && nvidia-smi -L 2>/dev/null | grep -q GPU; then
+        cuda_mode=gpu
+    fi
+fi
+case $cuda_mode in
+    emu) ;;
+    gpu) [ -n "$NVCC" ] || die "GRADE_CUDA=gpu, but nvcc is not installed" ;;
+    *) die "GRADE_CUDA=$cuda_mode: it must be emu, gpu or auto" ;;
+esac
+if [ "$cuda_mode" = gpu ]; then
+    CUDA_HOME=$(dirname "$(dirname "$NVCC")")
+    NVCC_FLAGS=(-std=c++17 -g -arch=native -Xcompiler -Wall,-Wextra)
+    CUDA_LINK=(-L"$CUDA_HOME/lib64" -Wl,-rpath,"$CUDA_HOME/lib64" -lcudart)
+    echo "grade: CUDA lessons run on the GPU ($(nvidia-smi -L 2>/dev/null | head -n 1 |
+        sed -E 's/^GPU [0-9]+: //; s/ \(UUID.*//'), built by nvcc)" >&2
+else
+    [ -s "$root/build/grader/emu-normal/emu.o" ] ||
+        die "the emulator is not built: run the grader through 'make grade'"
+    CUDA_LINK=()
+    echo "grade: CUDA lessons run on the emulator (CPU; grader/emu)" >&2
+fi
+
 # The solution's time per test, measured once on this machine: timeouts
 # are 10x it (30x under the sanitizers), at least 1 s (3 s): a submission
 # that loops everywhere then costs about 10x the solution's whole run.
-times="$root/build/grader/solution-times.tsv"
+times="$root/build/grader/solution-times-$cuda_mode.tsv"
 ensure_times() {
     if [ ! -s "$times" ] || [ -n "$(find "$root/grader/hidden" "$root/solution/src" \
             "$root/tests/helpers.c" "$root/grader/runner.c" "$root/grader/emu" -newer "$times" 2>/dev/null | head -n 1)" ]; then
@@ -78,33 +105,6 @@ CU_FLAGS=(-std=c++17 -g -Wall -Wextra)
 SAN_FLAGS=(-O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
 CHECK_LIBS=$(pkg-config --libs check)
 EMU="$root/grader/emu"
-
-# Where the CUDA lessons run: a GPU, or the emulator.
-NVCC=$(command -v nvcc 2>/dev/null || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; })
-cuda_mode=${GRADE_CUDA:-auto}
-if [ "$cuda_mode" = auto ]; then
-    cuda_mode=emu
-    if [ -n "$NVCC" ] && nvidia-smi -L 2>/dev/null | grep -q GPU; then
-        cuda_mode=gpu
-    fi
-fi
-case $cuda_mode in
-    emu) ;;
-    gpu) [ -n "$NVCC" ] || die "GRADE_CUDA=gpu, but nvcc is not installed" ;;
-    *) die "GRADE_CUDA=$cuda_mode: it must be emu, gpu or auto" ;;
-esac
-if [ "$cuda_mode" = gpu ]; then
-    CUDA_HOME=$(dirname "$(dirname "$NVCC")")
-    NVCC_FLAGS=(-std=c++17 -g -arch=native -Xcompiler -Wall,-Wextra)
-    CUDA_LINK=(-L"$CUDA_HOME/lib64" -Wl,-rpath,"$CUDA_HOME/lib64" -lcudart)
-    echo "grade: CUDA lessons run on the GPU ($(nvidia-smi -L 2>/dev/null | head -n 1 |
-        sed -E 's/^GPU [0-9]+: //; s/ \(UUID.*//'), built by nvcc)" >&2
-else
-    [ -s "$root/build/grader/emu-normal/emu.o" ] ||
-        die "the emulator is not built: run the grader through 'make grade'"
-    CUDA_LINK=()
-    echo "grade: CUDA lessons run on the emulator (CPU; grader/emu)" >&2
-fi
 
 # compile_cu SRC OBJ FLAGS...: a .cu file for the emulator (rewritten by
 # cu2cpp.py, then g++), with the submission's src/ first for "..." headers.

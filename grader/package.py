@@ -34,7 +34,8 @@ PREFIX = "ndarray-workbook"
 
 # The student's side of the repository.  Anything else stays out.
 HANDOUT = ["Makefile", "README.md", ".editorconfig", ".gitignore", "skeleton", "tests",
-           "lessons", "docs/student-guide.md", "docs/index.md", "grader/install-deps.sh"]
+           "lessons", "docs/student-guide.md", "docs/index.md", "grader/install-deps.sh",
+           "grader/emu"]
 # Never in a handout, whatever the list above says.
 FORBIDDEN = re.compile(r"(^|/)(solution|hidden|selftest|site-instructor)(/|$)")
 
@@ -128,6 +129,9 @@ def check_handout(path):
                     problems.append(f"{name}: holds solution code: {s.splitlines()[0][:60]}")
                     break
     for needed in ["Makefile", "skeleton/include/nd.h", "skeleton/src/01_views.c",
+                   "skeleton/src/06_cuda.cu", "skeleton/src/07_permute.cu",
+                   "skeleton/src/device.cu", "skeleton/src/nd_cuda.h", "grader/emu/emu.cpp",
+                   "grader/emu/cu2cpp.py", "grader/emu/include/cuda_runtime.h",
                    "tests/main.c", "lessons/01-views.md", "site/index.html"]:
         if not any(m.endswith("/" + needed) for m in tarfile.open(path).getnames()):
             problems.append(f"{needed}: missing")
@@ -144,7 +148,7 @@ set -euo pipefail
 cd /autograder/source
 bash grader/install-deps.sh
 make -s grader-objs
-bash grader/grade.sh --calibrate
+GRADE_CUDA=emu bash grader/grade.sh --calibrate
 """
 
 RUN_AUTOGRADER = r"""#!/usr/bin/env bash
@@ -168,11 +172,14 @@ while IFS= read -r -d '' f; do
     name=$(basename "$f")
     [ -e "$tree/src/$name" ] && fail "the submission has two files named $name; upload one"
     cp "$f" "$tree/src/$name"
-done < <(find "$sub" -type f -name '[0-9][0-9]_*.c' -not -path '*/.*' -print0)
-ls "$tree/src"/*.c >/dev/null 2>&1 || fail "no lesson files (01_views.c, ...) in the submission"
+done < <(find "$sub" -type f \( -name '[0-9][0-9]_*.c' -o -name '[0-9][0-9]_*.cu' \) \
+    -not -path '*/.*' -print0)
+ls "$tree/src"/[0-9][0-9]_* >/dev/null 2>&1 ||
+    fail "no lesson files (01_views.c, ..., 06_cuda.cu, ...) in the submission"
 cd "$src" || fail "no autograder source in $src"
 make -s grader-objs >/dev/null || fail "the autograder could not build itself"
-bash grader/grade.sh "$tree" "$res/report" >"$res/report.txt" 2>&1 ||
+# Gradescope has no GPU: the CUDA lessons run on the emulator (grader/emu)
+GRADE_CUDA=emu bash grader/grade.sh "$tree" "$res/report" >"$res/report.txt" 2>&1 ||
     fail "grading failed: $(tail -n 3 "$res/report.txt")"
 cp "$res/report/results.json" "$res/results.json"
 cat "$res/report.txt"
@@ -205,21 +212,23 @@ def check_gradescope(path):
         with zipfile.ZipFile(path) as z:
             names = z.namelist()
             for needed in ["setup.sh", "run_autograder", "grader/grade.sh",
-                           "grader/hidden/h01_views.c", "solution/src/01_views.c"]:
+                           "grader/hidden/h01_views.c", "grader/hidden/h06_cuda.c",
+                           "grader/hidden/h07_permute.c", "grader/emu/emu.cpp",
+                           "solution/src/01_views.c", "solution/src/06_cuda.cu"]:
                 if needed not in names:
                     problems.append(f"{needed} is not in the zip")
             z.extractall(src)
         for f in ["setup.sh", "run_autograder"]:
             os.chmod(os.path.join(src, f), 0o755)
         # the grader's calibration is per machine: reuse this checkout's
-        times = os.path.join(ROOT, "build", "grader", "solution-times.tsv")
+        times = os.path.join(ROOT, "build", "grader", "solution-times-emu.tsv")
         if os.path.exists(times):
             os.makedirs(os.path.join(src, "build", "grader"), exist_ok=True)
             shutil.copy(times, os.path.join(src, "build", "grader"))
         upload = os.path.join(ag, "submission", "my-work", "src")
         os.makedirs(upload)
         for f in os.listdir(os.path.join(ROOT, "solution", "src")):
-            if re.match(r"\d\d_.*\.c$", f):
+            if re.match(r"\d\d_.*\.(c|cu)$", f):
                 shutil.copy(os.path.join(ROOT, "solution", "src", f), upload)
         env = dict(os.environ, AUTOGRADER_ROOT=ag)
         run = subprocess.run(["bash", os.path.join(src, "run_autograder")], env=env,
@@ -232,6 +241,11 @@ def check_gradescope(path):
             if not res.get("tests") or res.get("score") != res.get("max_score"):
                 problems.append(f"the solution scored {res.get('score')} of "
                                 f"{res.get('max_score')}: {res.get('output', '')[:200]}")
+            elif "CUDA: emulator (CPU)" not in res.get("output", ""):
+                problems.append("results.json does not say the CUDA lessons ran on the "
+                                "emulator")
+            elif not any("[cuda]" in t.get("name", "") for t in res["tests"]):
+                problems.append("no [cuda] test ran")
     for p in problems:
         print(f"not ok - {p}")
     print(f"{0 if problems else 1} passed, {1 if problems else 0} failed")

@@ -71,6 +71,16 @@ static void shape_of_numel(t_rng *r, int ndim, int64_t n, int64_t *shape)
     }
 }
 
+/* Make the next allocation of this shape come back full of NaN: the
+ * allocator hands a freed block of one size out again, so an output
+ * that a kernel leaves unwritten would otherwise still hold the right
+ * values from an earlier call. */
+static void poison_next(int ndim, const int64_t *shape)
+{
+    nd_array junk = t_nan_array(ndim, shape);
+    nd_release(&junk);
+}
+
 /* ---------------------------------------------------------------------- */
 /* The index transform                                                    */
 /* ---------------------------------------------------------------------- */
@@ -174,6 +184,7 @@ START_TEST(compact_views_odd)
             float *want = t_gather(&a);
             int64_t nb;
             float *before = t_buffer(&a, &nb);
+            poison_next(ndim, shape);
             T_OK(nd_compact(&a, &out));
             char what[300];
             snprintf(what, sizeof what, "nd_compact of %s on cuda", t_describe(&a));
@@ -346,6 +357,7 @@ START_TEST(ewise_every_op)
         float *x = t_gather(&a2), *y = t_gather(&b), *want = t_floats(ODD[c]);
         for (int op = ND_ADD; op <= ND_GE; op++) {
             nd_array out;
+            poison_next(ndim, shape);
             T_OK(nd_binary((nd_binop)op, &a2, &b, &out));
             for (int64_t i = 0; i < ODD[c]; i++)
                 want[i] = ref_binary((nd_binop)op, x[i], y[i]);
@@ -358,6 +370,7 @@ START_TEST(ewise_every_op)
         }
         for (int op = ND_NEG; op <= ND_ABS; op++) {
             nd_array out;
+            poison_next(ndim, shape);
             T_OK(nd_unary((nd_unop)op, &a2, &out));
             for (int64_t i = 0; i < ODD[c]; i++)
                 want[i] = ref_unary((nd_unop)op, x[i]);
@@ -457,6 +470,7 @@ START_TEST(reduce_views_every_subset)
             float *want = t_floats(nout);
             for (int op = ND_SUM; op <= ND_MAX; op++) {
                 nd_array out;
+                poison_next(1, &nout);
                 T_OK(nd_reduce((nd_reduce_op)op, &v, naxes, axes, t_int(&r, 0, 1), &out));
                 ref_reduce((nd_reduce_op)op, &v, mask, want, nout);
                 char what[400];
@@ -538,13 +552,16 @@ static void ref_matmul_views(const nd_array *a, const nd_array *b, int64_t batch
     free(y);
 }
 
-/* Sizes around the tile (64) and the panel (16), non-square in every way
+/* Sizes around tiles of 64 and 128 and panels of 8 and 16, non-square in
+ * every way
  * (a swapped grid or block shows), a transposed and offset operand. */
 START_TEST(matmul_tile_edges)
 {
     static const int64_t sizes[][3] = {
         { 1, 1, 1 }, { 2, 3, 70 }, { 70, 3, 2 }, { 63, 15, 65 }, { 65, 17, 63 },
         { 64, 16, 64 }, { 129, 33, 1 }, { 1, 33, 129 }, { 17, 64, 96 }, { 100, 1, 3 },
+        { 5, 20, 300 }, { 300, 20, 5 }, { 127, 9, 129 }, { 129, 7, 127 }, { 20, 8, 257 },
+        { 257, 24, 3 }, { 130, 31, 66 },
     };
     t_rng r = t_rng_new(6040);
     for (size_t c = 0; c < sizeof sizes / sizeof sizes[0]; c++) {
@@ -556,6 +573,7 @@ START_TEST(matmul_tile_edges)
         ref_matmul_views(&a, &b, batch, m, k, n, want);
         for (int tiled = 0; tiled < 2; tiled++) {
             nd_array out;
+            poison_next(3, sc);
             T_OK(tiled ? nd_matmul(&a, &b, &out) : nd_matmul_naive(&a, &b, &out));
             char what[400];
             snprintf(what, sizeof what, "%s on cuda of %s @ %s", tiled ? "nd_matmul" :
@@ -587,8 +605,10 @@ START_TEST(matmul_broadcast_batch)
     T_OK(nd_as_strided(&a1, 3, sh, st, a1.offset, &a));
     float *want = t_floats(B * m * n);
     ref_matmul_views(&a, &b, B, m, k, n, want);
+    int64_t sc[3] = { B, m, n };
     for (int tiled = 0; tiled < 2; tiled++) {
         nd_array out;
+        poison_next(3, sc);
         T_OK(tiled ? nd_matmul(&a1, &b, &out) : nd_matmul_naive(&a1, &b, &out));
         t_assert_close(&out, want, 1e-5, 1e-4, tiled ? "nd_matmul on cuda of a (33,18) "
                        "with a batch (3,18,65)" : "nd_matmul_naive on cuda of a (33,18) with "
@@ -672,10 +692,13 @@ START_TEST(large_reduce_and_batch_views)
     nd_array p = t_random_array(&r, 3, sa, -1, 1), q = t_random_array(&r, 3, sb, -1, 1), c;
     float *want = t_floats(65537 * 2);
     ref_matmul_views(&p, &q, 65537, 2, 3, 1, want);
+    int64_t sc[3] = { 65537, 2, 1 };
+    poison_next(3, sc);
     T_OK(nd_matmul_naive(&p, &q, &c));
     t_assert_close(&c, want, 1e-5, 1e-5, "nd_matmul_naive on cuda of a batch of 65537 "
                    "(2,3) @ (3,1)", GRID_HINT);
     nd_release(&c);
+    poison_next(3, sc);
     T_OK(nd_matmul(&p, &q, &c));
     t_assert_close(&c, want, 1e-5, 1e-5, "nd_matmul on cuda of a batch of 65537 (2,3) @ "
                    "(3,1)", GRID_HINT);
