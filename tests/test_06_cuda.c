@@ -204,6 +204,36 @@ START_TEST(reduce_odd_lengths)
 }
 END_TEST
 
+/* Infinities and NaN in long rows: each thread folds many values, and a
+ * compensated sum must not turn inf into NaN (inf - inf). */
+START_TEST(reduce_special_values)
+{
+    int64_t shape[2] = { 4, 3000 };
+    float *x = t_floats(shape[0] * shape[1]);
+    for (int64_t i = 0; i < shape[0] * shape[1]; i++)
+        x[i] = 0.25f * (float)(i % 7);
+    x[0 * 3000 + 2999] = INFINITY;      /* row 0: inf last  -> inf */
+    x[1 * 3000 + 700] = -INFINITY;      /* row 1: -inf      -> -inf */
+    x[2 * 3000 + 5] = INFINITY;         /* row 2: inf and -inf -> nan */
+    x[2 * 3000 + 2000] = -INFINITY;
+    x[3 * 3000 + 1234] = NAN;           /* row 3: nan       -> nan */
+    nd_array a = t_array_of(2, shape, x), sum, max;
+    int axis = 1;
+    T_OK(nd_reduce(ND_SUM, &a, 1, &axis, false, &sum));
+    T_OK(nd_reduce(ND_MAX, &a, 1, &axis, false, &max));
+    const float want_sum[4] = { INFINITY, -INFINITY, NAN, NAN };
+    const float want_max[4] = { INFINITY, 1.5f, INFINITY, NAN };
+    t_assert_values(&sum, want_sum, "sums of rows of 3000 holding inf, -inf and nan",
+                    "a sum with inf stays inf; inf + -inf and anything + nan are nan; a "
+                    "compensated (Kahan) sum must stop compensating once it is infinite");
+    t_assert_values(&max, want_max, "maxes of the same rows", "max propagates nan (np.max)");
+    free(x);
+    nd_release(&a);
+    nd_release(&sum);
+    nd_release(&max);
+}
+END_TEST
+
 /* c = a @ b in double on the host, a and b compact. */
 static void ref_matmul(const float *a, const float *b, float *c, int64_t batch, int64_t m,
                        int64_t k, int64_t n)
@@ -332,6 +362,7 @@ Suite *suite_06_cuda(void)
     T_ADD_HOST(s, index_to_offset_random);
     T_ADD_CUDA(s, launch_odd_sizes);
     T_ADD_CUDA(s, reduce_odd_lengths);
+    T_ADD_CUDA(s, reduce_special_values);
     T_ADD_CUDA(s, matmul_odd_sizes);
     T_ADD_CUDA(s, large_fill_and_add);
     T_ADD_CUDA(s, large_reduce_and_batch);

@@ -376,13 +376,15 @@ static __global__ void reduce_kernel(nd_reduce_op op, view kept, view red, int64
     for (int64_t o = blockIdx.x; o < nout; o += gridDim.x) {
         const float *block = kept.data + offset_of(o, kept);
         /* 1. Each thread folds every blockDim.x-th element.  Sums are
-         * compensated (Kahan): a thread may add up thousands of values. */
+         * compensated (Kahan): a thread may add up thousands of values.
+         * Once the sum is infinite there is nothing to compensate (and
+         * inf - inf would turn the correction into NaN). */
         float acc = op == ND_SUM ? 0.0f : -INFINITY, lost = 0.0f;
         for (int64_t j = threadIdx.x; j < nred; j += blockDim.x) {
             float x = block[offset_of(j, red)];
             if (op == ND_SUM) {
                 float y = x - lost, t = acc + y;
-                lost = (t - acc) - y;
+                lost = isfinite(t) ? (t - acc) - y : 0.0f;
                 acc = t;
             } else {
                 acc = max2(acc, x);
