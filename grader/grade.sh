@@ -138,6 +138,9 @@ weak() { nm -g --defined-only "$1" | awk '$2 ~ /^[WVwvu]$/ {print $3}' | sort -u
 "$CC" "${STUDENT_FLAGS[@]}" -O2 -I"$base/include" -c "$base/src/array.c" -o "$scratch/array.o"
 compile_cu "$base/src/device.cu" "$scratch/device.o" -O2 ||
     die "the framework's device.cu does not build for the emulator"
+mkdir -p "$scratch/prebuilt"
+cp "$scratch/array.o" "$scratch/prebuilt/array.c.o"
+[ "$cuda_mode" = emu ] && cp "$scratch/device.o" "$scratch/prebuilt/device.cu.o"
 libsyms() {
     for lib in "$@"; do
         path=$("$CC" -print-file-name="$lib")
@@ -258,6 +261,9 @@ check_lesson() {   # FILE: 0 if the submission's version is accepted
         note "$lesson" "compile error" "src/$name does not compile with nvcc: $(grep -m3 -E 'error' "$err" | sed "s|$scratch/cand/||g" | tr '\n' ' ')"
         return 1
     fi
+    # the plain build reuses this object (same compiler, flags and source)
+    mkdir -p "$scratch/prebuilt"
+    if ! $cu || [ "$cuda_mode" = emu ]; then cp "$obj" "$scratch/prebuilt/$name.o"; fi
     if grep -qiE 'warning' "$err"; then
         note "$lesson" warnings "src/$name compiles with warnings: $(grep -m2 -i warning "$err" | sed "s|$scratch/cand/||g" | tr '\n' ' ')"
     fi
@@ -293,6 +299,10 @@ build() {   # VARIANT FLAGS...: the tree, linked with the grader's objects
     for f in "$base/src/"*.c "$base/src/"*.cu; do
         [ -e "$f" ] || continue
         o="$dir/$(basename "$f").o"
+        if [ "$v" = normal ] && [ -s "$scratch/prebuilt/$(basename "$f").o" ]; then
+            objs+=("$scratch/prebuilt/$(basename "$f").o")
+            continue
+        fi
         case $f in
         *.c) "$CC" "${STUDENT_FLAGS[@]}" "$@" -I"$base/include" -c "$f" -o "$o" ;;
         *)  if [ "$cuda_mode" = gpu ]; then
@@ -323,12 +333,15 @@ if [ -n "${GRADE_CALIBRATING:-}" ]; then
     exit 0
 fi
 ensure_times
+# The sanitizer build (slow to compile) goes on while the plain one runs.
+build asan "${SAN_FLAGS[@]}" &
+asan_build=$!
 scale=${GRADE_TIMEOUT_SCALE:-1}
 "$scratch/normal/runner" -o "$out/normal.tsv" -d "$out/outputs/normal" "${lessons[@]}" \
     -T "$times" -m $((10 * scale)) -s "$scale" -c "$out/cuda-device.txt" >/dev/null ||
     die "the runner failed"
 
-if ! build asan "${SAN_FLAGS[@]}"; then
+if ! wait "$asan_build"; then
     cat "$scratch/asan/build.log" >&2
     die "the grader's own sanitizer build failed (see above)"
 fi

@@ -307,7 +307,7 @@ int main(int argc, char **argv)
         }
     }
     if (!weights || !notes || !normal || !asan || !outdir)
-        die("usage: report -w W -b B -n N -a A -o OUTDIR [-s NAME]");
+        die("usage: report -w W -b B -n N -a A -o OUTDIR [-s NAME] [-c CUDA]");
     read_weights(weights);
     read_notes(notes);
     read_results(normal, false);

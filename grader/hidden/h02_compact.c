@@ -1453,7 +1453,7 @@ Suite *hidden_02_compact(void)
     G_ADD(s, compact_negative_strides, 3,
           "a negative stride walks backwards from the offset: never take |stride|, and a run "
           "with stride -1 is not a forward memcpy");
-    G_ADD(s, compact_large, 3,
+    G_ADD_CPU(s, compact_large, 3,
           "2^22-element transposes, reversed and 8-D views must be gathered in one pass of "
           "int64_t offsets; check the edges of any blocked copy");
     G_ADD(s, compact_alias_and_errors, 2,
@@ -1469,7 +1469,7 @@ Suite *hidden_02_compact(void)
     G_ADD(s, setitem_scalar_views, 3,
           "write the value through dst's offset and signed strides, to numel(dst) elements "
           "and no others; NaN, inf and -0.0 are values like any other");
-    G_ADD(s, setitem_large, 3,
+    G_ADD_CPU(s, setitem_large, 3,
           "a transposed 2^22-element dst and 8-D reversed views: int64_t offsets, one pass");
     G_ADD(s, setitem_shape_rules, 2,
           "check that src fits dst (from the right: equal or 1; extra leading 1s dropped) "

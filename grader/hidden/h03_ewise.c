@@ -2044,7 +2044,7 @@ Suite *hidden_03_ewise(void)
     G_ADD(s, empty_and_0d, 2,
           "a result with no elements needs no loop; a 0-d array, or one whose axes all have "
           "size 1, has exactly one element at its offset, which must still be computed");
-    G_ADD(s, ewise_large, 3,
+    G_ADD_CPU(s, ewise_large, 3,
           "2^22 elements, compact, transposed, broadcast and 8-D reversed: int64_t offsets, "
           "one pass, the tail of every row handled");
     G_ADD(s, ewise_properties, 2,

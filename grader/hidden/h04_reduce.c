@@ -1805,10 +1805,10 @@ Suite *hidden_04_reduce(void);
 Suite *hidden_04_reduce(void)
 {
     Suite *s = g_suite(4, "04_reduce");
-    G_ADD(s, reduce_sum_every_axis_subset, 3, SUBSETS_SUM_HINT);
-    G_ADD(s, reduce_max_every_axis_subset, 3, SUBSETS_MAX_HINT);
+    G_ADD_CPU(s, reduce_sum_every_axis_subset, 3, SUBSETS_SUM_HINT);
+    G_ADD_CPU(s, reduce_max_every_axis_subset, 3, SUBSETS_MAX_HINT);
     G_ADD(s, reduce_sum_random_8d, 3, RANDOM_SUM_HINT);
-    G_ADD(s, reduce_max_random_8d, 3, RANDOM_MAX_HINT);
+    G_ADD_CPU(s, reduce_max_random_8d, 3, RANDOM_MAX_HINT);
     G_ADD(s, reduce_keepdims_in_place, 2, KEEPDIMS_HINT);
     G_ADD(s, reduce_composition, 2, COMPOSE_HINT);
     G_ADD(s, reduce_no_axes_copy, 2, COPY_HINT);
@@ -1818,7 +1818,7 @@ Suite *hidden_04_reduce(void)
     G_ADD(s, reduce_max_negative_and_inf, 3, NEGATIVE_HINT);
     G_ADD(s, reduce_nan_one_block, 3, NAN_HINT);
     G_ADD(s, reduce_sum_accuracy_layouts, 4, ACCURACY_HINT);
-    G_ADD(s, reduce_sum_naive_fails, 3, ACCURACY_HINT);
+    G_ADD_CPU(s, reduce_sum_naive_fails, 3, ACCURACY_HINT);
     G_ADD_CPU(s, reduce_large_exact, 2,
           "sizes, strides and offsets are int64_t; a 2^22-element or 8-D view is folded in "
           "one pass over its blocks, whatever their layout");
