@@ -91,6 +91,7 @@ typedef struct {
     double timeout;       /* seconds */
     double solution;      /* seconds the solution took, or -1 if unknown */
     bool skip;            /* failed in the run given by -k */
+    TCase *tc;
 } test_info;
 
 #define MAX_TESTS 2048
@@ -172,6 +173,14 @@ Suite *g_suite(int lesson, const char *name)
 static void child_setup(void);
 static double min_timeout = 10, timeout_factor = 20;
 
+/* A submission that loops in a function many tests call would cost every
+ * one of them its whole timeout.  Once timeouts have taken this many
+ * seconds of a run, the tests left get SHORT_FACTOR times the solution's
+ * time (at least a quarter of the minimum) instead: a grade stays within minutes,
+ * and only a submission already caught looping gets less slack. */
+#define TIMEOUT_BUDGET 10.0
+#define SHORT_FACTOR 3.0
+
 /* Seconds the solution took per test (-T); whether a test passed in the
  * plain build (-k: 1 passed, 0 did not). */
 typedef struct {
@@ -228,7 +237,7 @@ void g_add(Suite *s, const char *fn_name, const TTest *fn, double points, const 
             t->timeout = min_timeout;
         t->skip = nskips > 0 && lookup(t->name, skips, nskips, 0) == 0;
         ntests++;
-        TCase *tc = tcase_create(t->name);
+        TCase *tc = t->tc = tcase_create(t->name);
         tcase_add_checked_fixture(tc, child_setup, NULL);
         tcase_set_timeout(tc, t->timeout);
         tcase_add_test(tc, fn);
@@ -240,7 +249,7 @@ void g_add(Suite *s, const char *fn_name, const TTest *fn, double points, const 
 /* The child: limits before the test                                      */
 /* ---------------------------------------------------------------------- */
 
-static const test_info *current;  /* set by the parent before each fork */
+static test_info *current;        /* set by the parent before each fork */
 static char current_out[4096];
 
 #define OUTPUT_LIMIT (1 << 20)                  /* bytes a test may write */
@@ -487,6 +496,7 @@ int main(int argc, char **argv)
         return 2;
     }
     int passed = 0, failed = 0;
+    double timed_out = 0;   /* seconds spent in tests that timed out */
     for (int i = 0; i < NSUITES; i++) {
         if (any_lesson && !want[suites[i].lesson])
             continue;
@@ -500,6 +510,7 @@ int main(int argc, char **argv)
             char why[2048];
             const char *result = "pass", *msg = "";
             double seconds = 0;
+            bool shortened = false;
             if (current->skip) {
                 result = "skipped";
                 msg = "not run: it failed in the plain build already";
@@ -510,6 +521,16 @@ int main(int argc, char **argv)
                       "result stands";
                 current_out[0] = '\0';
             } else {
+                if (timed_out > TIMEOUT_BUDGET) {
+                    double shorter = current->solution * SHORT_FACTOR;
+                    if (shorter < min_timeout / 4)
+                        shorter = min_timeout / 4;
+                    if (shorter < current->timeout) {
+                        current->timeout = shorter;
+                        tcase_set_timeout(current->tc, shorter);
+                        shortened = true;
+                    }
+                }
                 fflush(NULL);   /* the child must not flush our buffers again */
                 double t0 = now();
                 srunner_run(sr, NULL, current->name, CK_SILENT);
@@ -518,6 +539,15 @@ int main(int argc, char **argv)
                 TestResult *r = tr[srunner_ntests_run(sr) - 1];
                 if (tr_rtype(r) != CK_PASS)
                     msg = explain(r, current, current_out, why, sizeof why, &result);
+                if (strcmp(result, "timeout") == 0) {
+                    timed_out += seconds;
+                    if (shortened) {
+                        size_t used = strlen(why);
+                        snprintf(why + used, sizeof why - used, " (a shortened limit: earlier "
+                                 "tests of this build had already run out of time)");
+                        msg = why;
+                    }
+                }
                 free(tr);
             }
             fprintf(results, "%d\t%s\t%g\t%s\t%.4f\t", current->lesson, current->name,
