@@ -709,6 +709,54 @@ START_TEST(large_reduce_and_batch_views)
 }
 END_TEST
 
+/* ---------------------------------------------------------------------- */
+/* Errors of the device                                                   */
+/* ---------------------------------------------------------------------- */
+
+/* What the framework makes of CUDA's errors: out of device memory is
+ * ND_ERR_NOMEM; a failed CUDA call is ND_ERR_DEVICE naming the call, its
+ * file:line and CUDA's error; an error that is not sticky leaves the
+ * device usable. */
+START_TEST(device_errors)
+{
+    require_index_transform();
+    const char *name = NULL;
+    T_OK(nd_device_available(ND_CUDA, &name));
+    bool emulator = strcmp(name, "emulator") == 0;
+    int64_t huge = (int64_t)1 << 42;
+    nd_array big;
+    nd_status s = nd_empty(ND_CUDA, 1, &huge, &big);
+    CHECK(s == ND_ERR_NOMEM, "nd_empty of 2^42 floats on cuda returned %s (%s), not "
+          "ND_ERR_NOMEM", nd_status_name(s), nd_last_error());
+    /* a device-to-device copy between host pointers: not device memory */
+    float host_src[64], host_dst[64];
+    memset(host_src, 0, sizeof host_src);
+    int64_t shape[1] = { 64 };
+    int perm[1] = { 0 };
+    s = nd_permute_bytes(ND_CUDA, host_src, host_dst, 4, 1, shape, perm);
+    if (s != ND_ERR_NOT_IMPLEMENTED && (emulator || s != ND_OK)) {   /* (lesson 7 not done) */
+        CHECK(s == ND_ERR_DEVICE, "nd_permute_bytes on cuda between host pointers returned %s "
+              "(%s), not ND_ERR_DEVICE", nd_status_name(s), nd_last_error());
+        const char *msg = nd_last_error();
+        CHECK(strstr(msg, "cuda") != NULL && strstr(msg, ".cu:") != NULL &&
+              strstr(msg, "cudaError") != NULL, "the message of a failed CUDA call names the "
+              "call, its file:line and CUDA's error: '%s'", msg);
+    }
+    /* the device still works */
+    int64_t n = 1000;
+    nd_array a, b;
+    T_OK(nd_full(ND_CUDA, 1, &n, 4.0f, &a));
+    T_OK(nd_compact(&a, &b));
+    float *got = t_gather(&b);
+    for (int64_t i = 0; i < n; i++)
+        CHECK(got[i] == 4.0f, "after a failed CUDA call, nd_compact on cuda gave %g at %"
+              PRId64, (double)got[i], i);
+    free(got);
+    nd_release(&a);
+    nd_release(&b);
+}
+END_TEST
+
 Suite *hidden_06_cuda(void);
 
 Suite *hidden_06_cuda(void)
@@ -728,6 +776,7 @@ Suite *hidden_06_cuda(void)
     G_ADD_CUDA(s, reduce_lengths_and_nan, 4, "reduce_kernel at lengths around 32 and 256");
     G_ADD_CUDA(s, matmul_tile_edges, 6, "both matmul kernels at the tile edges");
     G_ADD_CUDA(s, matmul_broadcast_batch, 2, "matmul batches through offset_of");
+    G_ADD_CUDA(s, device_errors, 1, "the framework's errors of the CUDA device");
     G_ADD_CUDA_PLAIN(s, large_views, 3, GRID_HINT);
     G_ADD_CUDA_PLAIN(s, large_reduce_and_batch_views, 3, GRID_HINT);
     return s;
