@@ -83,7 +83,7 @@ else
 CUDA_OBJS := $(B)/lib/emu.o
 CUDA_LIBS :=
 endif
-TEST_SRCS := $(sort $(wildcard tests/*.c))
+TEST_SRCS := $(sort $(wildcard tests/*.c tests/kit/*.c))
 TEST_OBJS := $(patsubst tests/%.c,$(B)/tests/%.o,$(TEST_SRCS))
 RUNNER := $(B)/run_tests
 
@@ -217,7 +217,7 @@ cuda-check: ## compile every .cu file of both trees with nvcc (sm_75, sm_90), wa
 $(B)/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS_COMMON) $(OPT) -MMD -MP -I$(TREE)/include -Itests $(CHECK_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_COMMON) $(OPT) -MMD -MP -I$(TREE)/include -Itests/kit $(CHECK_CFLAGS) -c $< -o $@
 
 $(RUNNER): $(TEST_OBJS) $(B)/libnd.a
 	@$(if $(Q),echo "  LINK    $@")

@@ -28,10 +28,16 @@
 # A lesson file that is missing or fails a check scores 0 for its lesson,
 # and the report says why; the solution's version of the file stands in
 # for it, so that the later lessons, which call its functions, are still
-# graded on their own merits.  The tree is then
-# built twice (plain, and with AddressSanitizer + UBSan) in a scratch
-# folder, the hidden tests run against each build, and grader/report
-# writes OUTDIR/results.json, OUTDIR/junit.xml and the table.
+# graded on their own merits.
+#
+# Then, for each build (plain, and AddressSanitizer + UBSan), one EXECUTOR
+# per lesson N (grader/executor.c: the program that holds submitted code
+# while the grader tests it): the submission's lesson N file with the
+# solution's version of every other lesson, so that a bug costs points in
+# its own lesson only; and one of the submission's whole tree, for the
+# integration section.  build/grader/verdict, which never loads submitted
+# code, runs the hidden tests against them and takes every verdict; then
+# grader/report writes OUTDIR/results.json, OUTDIR/junit.xml and the table.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -64,18 +70,23 @@ else
     echo "grade: CUDA lessons run on the emulator (CPU; grader/emu)" >&2
 fi
 
-# The solution's time per test, measured once on this machine: timeouts
-# are 10x it (30x under the sanitizers), at least 1 s (3 s): a submission
-# that loops everywhere then costs about 10x the solution's whole run.
-times="$root/build/grader/solution-times-$cuda_mode.tsv"
+# The solution's CPU seconds per test, measured once on this machine for
+# each build: the limits are 10x them, at least 1 s (3 s under the
+# sanitizers).  CPU time, which a busy machine does not stretch: a correct
+# submission is never stopped because other work shares the machine.
+times="$root/build/grader/solution-cpu-$cuda_mode"
 ensure_times() {
-    if [ ! -s "$times" ] || [ -n "$(find "$root/grader/hidden" "$root/solution/src" \
-            "$root/tests/helpers.c" "$root/grader/runner.c" "$root/grader/emu" -newer "$times" 2>/dev/null | head -n 1)" ]; then
-        echo "grade: timing the solution's tests once on this machine, to set timeouts" >&2
+    if [ ! -s "$times-normal.tsv" ] || [ ! -s "$times-asan.tsv" ] ||
+       [ -n "$(find "$root/grader/hidden" "$root/solution/src" "$root/tests/kit" \
+            "$root/grader/verdict.c" "$root/grader/emu" -newer "$times-asan.tsv" 2>/dev/null | head -n 1)" ]; then
+        echo "grade: timing the solution's tests once on this machine, to set limits" >&2
         GRADE_LESSONS= GRADE_CALIBRATING=1 bash "$0" "$root/solution" "$root/build/grader/calibration" ||
             die "could not time the solution"
-        awk -F'\t' '$4 == "pass" { print $2 "\t" $5 }' \
-            "$root/build/grader/calibration/normal.tsv" >"$times.tmp" && mv "$times.tmp" "$times"
+        for v in normal asan; do
+            awk -F'\t' '$4 == "pass" { print $2 "\t" $5 }' \
+                "$root/build/grader/calibration/$v.tsv" >"$times-$v.tsv.tmp" &&
+                mv "$times-$v.tsv.tmp" "$times-$v.tsv"
+        done
     fi
 }
 if [ "${1:-}" = --calibrate ] && [ $# -eq 1 ]; then
@@ -86,13 +97,14 @@ fi
 [ $# -eq 2 ] || die "usage: grader/grade.sh TREE OUTDIR   (or: grader/grade.sh --calibrate)"
 tree=$1 out=$2
 [ -d "$tree/src" ] || die "$tree has no src/ folder: is it a copy of skeleton/?"
-[ -x "$root/build/grader/report" ] && [ -d "$root/build/grader/asan" ] ||
+[ -x "$root/build/grader/report" ] && [ -x "$root/build/grader/verdict" ] &&
+    [ -d "$root/build/grader/asan/exec" ] ||
     die "the grader is not built: run it through 'make grade'"
 
 mkdir -p "$out" || die "cannot create $out"
 out=$(cd "$out" && pwd)
 rm -rf "$out/outputs" "$out"/*.tsv
-mkdir -p "$out/outputs/normal" "$out/outputs/asan"
+mkdir -p "$out/outputs/normal" "$out/outputs/asan" "$out/outputs/integration"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/grade.XXXXXX") || die "no scratch folder"
 # GRADE_KEEP=1 keeps the scratch builds (for the grader's authors)
 [ -n "${GRADE_KEEP:-}" ] && echo "grade: scratch builds kept in $scratch" >&2 ||
@@ -167,7 +179,7 @@ libsyms() {
     defined "$scratch/array.o"
     defined "$scratch/device.o"
     [ -s "$root/build/grader/emu-normal/emu.o" ] && defined "$root/build/grader/emu-normal/emu.o"
-    find "$root/build/grader/normal" -name '*.o' -exec nm -g --defined-only {} + |
+    find "$root/build/grader/normal/exec" -name '*.o' -exec nm -g --defined-only {} + |
         awk 'NF == 3 {print $3}'
     libsyms libc.so.6 libm.so.6 libstdc++.so.6 libgcc_s.so.1
 } | sort -u >"$scratch/taken"
@@ -270,87 +282,132 @@ check_lesson() {   # FILE: 0 if the submission's version is accepted
     return 0
 }
 
+rejected=()
 for f in "$base/src/"[0-9][0-9]_*.c "$base/src/"[0-9][0-9]_*.cu; do
     [ -e "$f" ] || continue
     name=$(basename "$f")
     if check_lesson "$f"; then
         cp "$scratch/cand/src/$name" "$f"
-    elif [ -f "$root/solution/src/$name" ]; then
-        cp "$root/solution/src/$name" "$f"   # stands in; the report scores it 0
+    else
+        rejected+=(-R "$((10#${name%%_*}))")
+        [ -f "$root/solution/src/$name" ] &&
+            cp "$root/solution/src/$name" "$f"   # stands in for the other lessons' tests
     fi
 done
 
-host_flags() {   # FLAGS...: for nvcc's host compiler (-Xcompiler splits at commas)
-    local a p
-    for a; do
-        case $a in
-        -fsanitize=*,*) p=${a#-fsanitize=}
-            for p in ${p//,/ }; do echo -Xcompiler "-fsanitize=$p"; done ;;
-        *) echo -Xcompiler "$a" ;;
-        esac
-    done
+# compile SRC OBJ FLAGS...: one file of a tree, as the grader builds it
+compile() {
+    local src=$1 obj=$2
+    shift 2
+    case $src in
+    *.c) "$CC" "${STUDENT_FLAGS[@]}" "$@" -I"$base/include" -c "$src" -o "$obj" ;;
+    *)  if [ "$cuda_mode" = gpu ]; then
+            "$NVCC" "${NVCC_FLAGS[@]}" $(for a; do echo -Xcompiler "$a"; done) \
+                -I"$base/include" -c "$src" -o "$obj"
+        else
+            compile_cu "$src" "$obj" "$@"
+        fi ;;
+    esac
 }
 
-build() {   # VARIANT FLAGS...: the tree, linked with the grader's objects
-    local v=$1 dir="$scratch/$1"
+# The solution's lesson files, compiled once per machine and build (they
+# stand in for every lesson but the one under test).
+solution_objs() {   # VARIANT FLAGS...
+    local v=$1 dir="$root/build/grader/solution-$cuda_mode/$1" f
     shift
-    mkdir -p "$dir"
-    local objs=() o
+    (
+        flock 9
+        if [ ! -e "$dir/.done" ] || [ -n "$(find "$root/solution/src" "$root/skeleton/include" \
+                "$root/grader/emu/include" -newer "$dir/.done" | head -n 1)" ]; then
+            rm -rf "$dir" && mkdir -p "$dir/src" "$dir/tree" || exit 1
+            cp -R "$root/skeleton/include" "$dir/tree/" && cp "$root/skeleton/src/"*.h "$dir/src/"
+            for f in "$root/solution/src/"[0-9][0-9]_*.c "$root/solution/src/"[0-9][0-9]_*.cu; do
+                cp "$f" "$dir/src/"
+                base="$dir/tree" compile "$dir/src/$(basename "$f")" "$dir/$(basename "$f").o" "$@" ||
+                    exit 1
+            done
+            touch "$dir/.done"
+        fi
+    ) 9>"$root/build/grader/solution-$cuda_mode-$v.lock" 2>>"$scratch/solution-build.log"
+}
+
+build() {   # VARIANT FLAGS...: the executors of one build, in $scratch/VARIANT
+    local v=$1 dir="$scratch/$1" f o name l
+    shift
+    mkdir -p "$dir/obj"
+    solution_objs "$v" "$@" || return 1
+    local framework=() mine=()
     for f in "$base/src/"*.c "$base/src/"*.cu; do
         [ -e "$f" ] || continue
-        o="$dir/$(basename "$f").o"
-        if [ "$v" = normal ] && [ -s "$scratch/prebuilt/$(basename "$f").o" ]; then
-            objs+=("$scratch/prebuilt/$(basename "$f").o")
-            continue
+        name=$(basename "$f")
+        o="$dir/obj/$name.o"
+        if [ "$v" = normal ] && [ -s "$scratch/prebuilt/$name.o" ]; then
+            o="$scratch/prebuilt/$name.o"
+        else
+            compile "$f" "$o" "$@" 2>>"$dir/build.log" || return 1
         fi
-        case $f in
-        *.c) "$CC" "${STUDENT_FLAGS[@]}" "$@" -I"$base/include" -c "$f" -o "$o" ;;
-        *)  if [ "$cuda_mode" = gpu ]; then
-                "$NVCC" "${NVCC_FLAGS[@]}" -Xcompiler "$(IFS=,; echo "$*")" \
-                    -I"$base/include" -c "$f" -o "$o"
-            else
-                compile_cu "$f" "$o" "$@"
-            fi ;;
-        esac 2>>"$dir/build.log" || return 1
-        objs+=("$o")
+        case $name in [0-9][0-9]_*) mine+=("$o") ;; *) framework+=("$o") ;; esac
     done
-    [ "$cuda_mode" = emu ] && objs+=("$root/build/grader/emu-$v/emu.o")
-    "$CXX" "$@" "${objs[@]}" $(find "$root/build/grader/$v" -name '*.o' | sort) \
-        $CHECK_LIBS "${CUDA_LINK[@]}" -lm -o "$dir/runner" 2>>"$dir/build.log"
+    local rest=("$root/build/grader/$v/exec/grader/executor.o" \
+                "$root/build/grader/$v/exec/tests/kit/wire.o" \
+                "$root/build/grader/$v/exec/tests/kit/exec.o" "${framework[@]}")
+    [ "$cuda_mode" = emu ] && rest+=("$root/build/grader/emu-$v/emu.o")
+    link() {   # OUT OBJS...
+        local out=$1
+        shift
+        "$CXX" "${SAN_LINK[@]}" "$@" "${rest[@]}" "${CUDA_LINK[@]}" -lm -o "$out" 2>>"$dir/build.log"
+    }
+    # lesson N: the submission's file N, the solution's others
+    for o in "${mine[@]}"; do
+        name=$(basename "$o" .o)
+        l=$((10#${name%%_*}))
+        local objs=("$o")
+        for f in "$root/build/grader/solution-$cuda_mode/$v/"[0-9][0-9]_*.o; do
+            [ "$(basename "$f")" = "$name.o" ] || objs+=("$f")
+        done
+        link "$dir/exec-$l" "${objs[@]}" || return 1
+    done
+    link "$dir/exec-all" "${mine[@]}"
 }
 
+SAN_LINK=()
 if ! build normal -O2; then
-    cat "$scratch/normal/build.log" >&2
+    cat "$scratch/normal/build.log" "$scratch/solution-build.log" 2>/dev/null >&2
     die "the grader's own build failed (see above)"
 fi
 lessons=()
 for l in ${GRADE_LESSONS:-}; do lessons+=(-l "$l"); done
+verdict=("$root/build/grader/verdict" "${lessons[@]}" "${rejected[@]}")
+SAN_ENV=(ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1:abort_on_error=0$([ "$cuda_mode" = gpu ] && echo :protect_shadow_gap=0)
+         UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
 
-# Calibration run: only the plain build, generous timeouts.
+# Calibration: the solution, generous limits, both builds.
 if [ -n "${GRADE_CALIBRATING:-}" ]; then
-    "$scratch/normal/runner" -o "$out/normal.tsv" -d "$out/outputs/normal" -s 60 \
-        "${lessons[@]}" >/dev/null || die "the calibration run failed"
+    SAN_LINK=("${SAN_FLAGS[@]}")
+    build asan "${SAN_FLAGS[@]}" || { cat "$scratch/asan/build.log" >&2; die "calibration build failed"; }
+    "${verdict[@]}" -o "$out/normal.tsv" -d "$out/outputs/normal" -x "$scratch/normal" -s 60 \
+        >/dev/null || die "the calibration run failed"
+    env "${SAN_ENV[@]}" "${verdict[@]}" -a -o "$out/asan.tsv" -d "$out/outputs/asan" \
+        -x "$scratch/asan" -s 120 >/dev/null || die "the calibration run failed"
     exit 0
 fi
 ensure_times
 # The sanitizer build (slow to compile) goes on while the plain one runs.
-build asan "${SAN_FLAGS[@]}" &
+(SAN_LINK=("${SAN_FLAGS[@]}"); build asan "${SAN_FLAGS[@]}") &
 asan_build=$!
-scale=${GRADE_TIMEOUT_SCALE:-1}
-"$scratch/normal/runner" -o "$out/normal.tsv" -d "$out/outputs/normal" "${lessons[@]}" \
-    -T "$times" -m $((10 * scale)) -s "$scale" -c "$out/cuda-device.txt" >/dev/null ||
-    die "the runner failed"
-
+"${verdict[@]}" -o "$out/normal.tsv" -d "$out/outputs/normal" -x "$scratch/normal" \
+    -T "$times-normal.tsv" -m 10 -s 1 -c "$out/cuda-device.txt" >/dev/null ||
+    die "the verdict runner failed"
+"${verdict[@]}" -i -o "$out/integration.tsv" -d "$out/outputs/integration" \
+    -x "$scratch/normal" -T "$times-normal.tsv" -m 10 -s 1 >/dev/null ||
+    die "the verdict runner failed (integration)"
 if ! wait "$asan_build"; then
     cat "$scratch/asan/build.log" >&2
     die "the grader's own sanitizer build failed (see above)"
 fi
-# (CUDA's runtime maps memory where AddressSanitizer would guard it)
-ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1:abort_on_error=0$([ "$cuda_mode" = gpu ] && echo :protect_shadow_gap=0) \
-UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    "$scratch/asan/runner" -a -o "$out/asan.tsv" -d "$out/outputs/asan" "${lessons[@]}" \
-    -T "$times" -m $((30 * scale)) -s $((3 * scale)) -k "$out/normal.tsv" >/dev/null ||
-    die "the sanitizer runner failed"
+env "${SAN_ENV[@]}" "${verdict[@]}" -a -o "$out/asan.tsv" -d "$out/outputs/asan" \
+    -x "$scratch/asan" -T "$times-asan.tsv" -m 10 -s 3 -k "$out/normal.tsv" >/dev/null ||
+    die "the sanitizer verdict runner failed"
 
 dev=$(head -n 1 "$out/cuda-device.txt" 2>/dev/null)
 case $cuda_mode:$dev in

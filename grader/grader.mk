@@ -3,25 +3,42 @@
 # Where `make grade` writes the reports of TREE.
 GRADE_OUT ?= build/grade/$(TREE_ID)
 
-# The grader's own code (runner, test helpers, hidden tests) does not
-# depend on the submission: it is built once per variant, against the
-# API header of skeleton/, and grade.sh links each submission to it.
-GRADER_SRCS := grader/runner.c tests/helpers.c $(sort $(wildcard grader/hidden/*.c))
-GRADER_FLAGS := $(CFLAGS_COMMON) -D_GNU_SOURCE -Iskeleton/include -Itests -Igrader \
-	$(CHECK_CFLAGS)
+# The grader's own code does not depend on the submission: it is built
+# once, against the API header of skeleton/, and grade.sh links each
+# submission to the executor's part of it.
+#   build/grader/verdict      the hidden tests, the kit's references and
+#                             comparison: takes every verdict, and links no
+#                             part of the library (the link proves it)
+#   build/grader/VARIANT/exec the kit's executor (calls in, raw results out),
+#                             linked with a submission into each executor
+KIT_VERDICT_SRCS := $(addprefix tests/kit/,gen.c ref.c check.c wire.c runner.c transition.c)
+VERDICT_SRCS := grader/verdict.c $(KIT_VERDICT_SRCS) $(sort $(wildcard grader/hidden/*.c))
+EXEC_SRCS := grader/executor.c tests/kit/wire.c tests/kit/exec.c
+GRADER_FLAGS := $(CFLAGS_COMMON) -Iskeleton/include -Itests/kit $(CHECK_CFLAGS)
 GRADER_SAN := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
-GRADER_OBJS := $(patsubst %.c,build/grader/normal/%.o,$(GRADER_SRCS)) \
-	$(patsubst %.c,build/grader/asan/%.o,$(GRADER_SRCS))
+VERDICT_OBJS := $(patsubst %.c,build/grader/verdict-objs/%.o,$(VERDICT_SRCS))
+EXEC_OBJS := $(patsubst %.c,build/grader/normal/exec/%.o,$(EXEC_SRCS)) \
+	$(patsubst %.c,build/grader/asan/exec/%.o,$(EXEC_SRCS))
+GRADER_OBJS := $(VERDICT_OBJS) $(EXEC_OBJS)
 
-build/grader/normal/%.o: %.c
+build/grader/verdict-objs/%.o: %.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $< (grader)")
 	$(Q)$(CC) $(GRADER_FLAGS) -O2 -MMD -MP -c $< -o $@
 
-build/grader/asan/%.o: %.c
+build/grader/verdict: $(VERDICT_OBJS)
+	@$(if $(Q),echo "  LINK    $@ (no library: it never loads submitted code)")
+	$(Q)$(CC) $^ $(CHECK_LIBS) -lm -o $@
+
+build/grader/normal/exec/%.o: %.c
 	@mkdir -p $(@D)
-	@$(if $(Q),echo "  CC      $< (grader, sanitizers)")
+	@$(if $(Q),echo "  CC      $< (executor)")
+	$(Q)$(CC) $(GRADER_FLAGS) -O2 -MMD -MP -c $< -o $@
+
+build/grader/asan/exec/%.o: %.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $< (executor, sanitizers)")
 	$(Q)$(CC) $(GRADER_FLAGS) $(GRADER_SAN) -MMD -MP -c $< -o $@
 
 # The CUDA emulator's runtime, per variant, for trees graded on it (not
@@ -44,7 +61,7 @@ build/grader/report: grader/report.c
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_COMMON) $(CFLAGS_LIB) -O2 $< $$(pkg-config --cflags --libs libcjson) -o $@
 
-grader-objs: build/grader/report $(GRADER_OBJS) $(EMU_OBJS)
+grader-objs: build/grader/report build/grader/verdict $(EXEC_OBJS) $(EMU_OBJS)
 
 grade: deps grader-objs ## grade TREE with the hidden tests: table, results.json, junit.xml
 	@bash grader/grade.sh $(TREE) $(GRADE_OUT)

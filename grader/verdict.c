@@ -1,0 +1,225 @@
+/*
+ * verdict.c -- the grader's runner: runs the hidden tests against one
+ * build of a submission, and takes every verdict itself.
+ *
+ *   verdict -o results.tsv -d OUTDIR -x EXECDIR [-l LESSON]... [-t TEST]
+ *           [-a] [-i] [-j JOBS] [-T times.tsv] [-m FACTOR] [-s FLOOR]
+ *           [-k plain-results.tsv] [-c device.txt] [-R LESSON]...
+ *
+ * This process never loads submitted code: it links the kit's generators,
+ * references and comparison and the hidden tests, and no part of the
+ * library (the link would fail if it did).  Each test's calls go to an
+ * EXECUTOR, a separate program built from the submission (grader/
+ * executor.c), started for that test alone in the grader's sandbox:
+ * EXECDIR/exec-N holds lesson N's file from the submission and every other
+ * lesson's from the solution, so a bug costs points in its own lesson only;
+ * with -i (the integration section) every test runs on EXECDIR/exec-all,
+ * the submission's whole tree.  The executor only streams back raw results
+ * (wire.c); a test passes when the comparison here finds them right.  An
+ * executor that exits, crashes, runs out of time or sends anything but the
+ * results asked for fails that test, whatever it printed.
+ *
+ * Points: lessons 2-5 run on the CPU and the CUDA device, the [cuda] case
+ * counting for lesson 6 (whose kernels it runs) at a quarter of the
+ * points; tests of lessons 6 and 7 split their points between the devices
+ * they run on.
+ *
+ * Limits are CPU time, which a loaded machine does not stretch: FACTOR
+ * times the solution's CPU seconds for the test (times.tsv, from a
+ * calibration run), at least FLOOR.  A wall-clock limit ten times longer
+ * only backs them up.  -k skips the tests that did not pass in the plain
+ * build (a sanitizer build would only take longer to say so).  -R lists a
+ * lesson's tests as failed without running them (its file was rejected:
+ * the report says why, and it scores 0).
+ *
+ * One TSV line per test:
+ *   lesson  test  points  result  seconds  message  hint  output-file
+ * result is pass, fail, crash, timeout or skipped; seconds are CPU seconds.
+ */
+#include "runner.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+extern const k_suite hidden_01, hidden_02, hidden_03, hidden_04, hidden_05, hidden_06,
+    hidden_07;
+static const k_suite *const suites[] = { &hidden_01, &hidden_02, &hidden_03, &hidden_04,
+                                         &hidden_05, &hidden_06, &hidden_07 };
+#define NSUITES (int)(sizeof suites / sizeof suites[0])
+
+#define CUDA_SHARE 0.25
+
+static char execdir[4096];
+static bool integration;
+static char exec_paths[9][4200];
+
+static const char *executor_for(const k_case *c)
+{
+    return exec_paths[integration ? 8 : c->lesson];
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: verdict -o results.tsv -d OUTDIR -x EXECDIR [-l LESSON]... "
+                    "[-t TEST] [-a] [-i] [-j JOBS]\n"
+                    "               [-T times.tsv] [-m FACTOR] [-s FLOOR] [-k results.tsv] "
+                    "[-c device.txt]\n");
+    exit(2);
+}
+
+/* The names of the tests that passed in an earlier results file. */
+static bool passed_before(const char *path, const char *name)
+{
+    FILE *f = fopen(path, "r");
+    char line[8192];
+    bool pass = false;
+    while (f != NULL && !pass && fgets(line, sizeof line, f) != NULL) {
+        char *fld[5] = { line };
+        for (int i = 1; i < 5 && fld[i - 1] != NULL; i++)
+            if ((fld[i] = strchr(fld[i - 1], '\t')) != NULL)
+                *fld[i]++ = '\0';
+        pass = fld[3] != NULL && strcmp(fld[1], name) == 0 && strncmp(fld[3], "pass", 4) == 0;
+    }
+    if (f != NULL)
+        fclose(f);
+    return pass;
+}
+
+static void tsv_field(FILE *f, const char *s)
+{
+    for (; s && *s; s++)
+        fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
+}
+
+int main(int argc, char **argv)
+{
+    const char *results_path = NULL, *outdir = NULL, *only = NULL, *times = NULL;
+    const char *skip_path = NULL, *device_path = NULL;
+    bool want[64] = { false }, any_lesson = false, asan = false, rejected[64] = { false };
+    double factor = 10, floor = 1;
+    int opt, jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    while ((opt = getopt(argc, argv, "o:d:x:l:t:aij:T:m:s:k:c:R:")) != -1) {
+        switch (opt) {
+        case 'o': results_path = optarg; break;
+        case 'd': outdir = optarg; break;
+        case 'x': snprintf(execdir, sizeof execdir, "%s", optarg); break;
+        case 'l': {
+            int l = atoi(optarg);
+            if (l < 1 || l > 63)
+                usage();
+            want[l] = any_lesson = true;
+            break;
+        }
+        case 't': only = optarg; break;
+        case 'a': asan = true; break;
+        case 'i': integration = true; break;
+        case 'j': jobs = atoi(optarg); break;
+        case 'T': times = optarg; break;
+        case 'm': factor = atof(optarg); break;
+        case 's': floor = atof(optarg); break;
+        case 'k': skip_path = optarg; break;
+        case 'c': device_path = optarg; break;
+        case 'R': {
+            int l = atoi(optarg);
+            if (l < 1 || l > 63)
+                usage();
+            rejected[l] = true;
+            break;
+        }
+        default: usage();
+        }
+    }
+    if (results_path == NULL || outdir == NULL || execdir[0] == '\0' || optind != argc ||
+        jobs < 1 || factor <= 0 || floor <= 0)
+        usage();
+    for (int l = 1; l <= 7; l++)
+        snprintf(exec_paths[l], sizeof exec_paths[l], "%s/exec-%d", execdir, l);
+    snprintf(exec_paths[8], sizeof exec_paths[8], "%s/exec-all", execdir);
+
+    char cuda_name[800];
+    bool cuda_ok = k_probe_cuda(exec_paths[integration ? 8 : 6], cuda_name, sizeof cuda_name);
+    if (device_path != NULL) {
+        FILE *f = fopen(device_path, "w");
+        if (f != NULL) {
+            fprintf(f, "%s\n%s\n", cuda_ok ? cuda_name : "unusable", cuda_ok ? "" : cuda_name);
+            fclose(f);
+        }
+    }
+    int n;
+    k_case *cases = k_cases(suites, NSUITES, K_CPU | K_CUDA, only, NULL, &n);
+    /* the lesson each case counts for; -l keeps those lessons' cases */
+    int kept = 0;
+    for (int i = 0; i < n; i++) {
+        k_case c = cases[i];
+        bool moved = c.lesson >= 2 && c.lesson <= 5, both = (c.test->where & K_BOTH) == K_BOTH;
+        if (c.dev == ND_CUDA && moved) {
+            c.lesson = 6;
+            c.points *= CUDA_SHARE;
+        } else if (!moved && both) {
+            c.points /= 2;
+        }
+        if (!any_lesson || want[c.lesson])
+            cases[kept++] = c;
+    }
+    n = kept;
+    k_set_limits(cases, n, times, factor, floor);
+    for (int i = 0; i < n; i++) {
+        k_case *c = &cases[i];
+        c->short_limit = c->limit / factor * 3 > floor / 4 ? c->limit / factor * 3 : floor / 4;
+        if (rejected[c->lesson]) {
+            c->skip = true;
+            c->result = K_FAIL;
+            c->msg = strdup("not run: this lesson's file was not accepted (see the build notes)");
+        } else if (c->dev == ND_CUDA && !cuda_ok) {
+            c->skip = true;
+            c->result = K_CRASH;
+        } else if (asan && (c->test->where & K_PLAIN)) {
+            c->skip = true;
+            c->msg = strdup("not run under the sanitizers: too slow there; the plain build's "
+                            "result stands");
+        } else if (skip_path != NULL && !passed_before(skip_path, c->name)) {
+            c->skip = true;
+            c->msg = strdup("not run: it failed in the plain build already");
+        }
+    }
+    k_plan plan = { .cases = cases, .n = n, .jobs = jobs, .outdir = outdir,
+                    .executor = executor_for, .wall_factor = 10, .wall_extra = 30,
+                    .timeout_budget = 10 };
+    k_run_plan(&plan);
+
+    FILE *results = fopen(results_path, "w");
+    if (results == NULL) {
+        perror(results_path);
+        return 2;
+    }
+    int passed = 0, failed = 0;
+    for (int i = 0; i < n; i++) {
+        k_case *c = &cases[i];
+        const char *result = k_result_word(c->result), *msg = c->msg;
+        if (rejected[c->lesson]) {
+            c->skip = true;
+            c->result = K_FAIL;
+            c->msg = strdup("not run: this lesson's file was not accepted (see the build notes)");
+        } else if (c->dev == ND_CUDA && !cuda_ok) {
+            result = "crash";
+            msg = cuda_name;
+        } else if (c->skip && c->msg != NULL && strstr(c->msg, "plain build's result")) {
+            result = "pass";   /* the plain build's result stands */
+        }
+        fprintf(results, "%d\t%s\t%g\t%s\t%.4f\t", c->lesson, c->name, c->points, result,
+                c->cpu);
+        tsv_field(results, strcmp(result, "pass") == 0 && !c->skip ? "" : msg);
+        fputc('\t', results);
+        tsv_field(results, c->test->hint);
+        fprintf(results, "\t%s\n", c->output && !c->skip ? c->output : "");
+        if (strcmp(result, "pass") == 0)
+            passed++;
+        else
+            failed++;
+    }
+    fclose(results);
+    printf("%d passed, %d failed\n", passed, failed);
+    return 0;
+}

@@ -1,0 +1,741 @@
+/*
+ * check.c -- the comparison: the reference's answer against the executor's
+ * raw result, and every message a test shows.
+ *
+ * A message names the call in the API's terms and its inputs by layout
+ * ("nd_reshape(a, 2, (6,4), &out) with a = shape=(2,3,4) strides=(12,4,1)
+ * offset=0 over a buffer of 24 floats"), says what was wrong (the first
+ * wrong element by multi-index, expected and got), and ends with a hint
+ * that belongs to the check that failed: the test's own hint for a wrong
+ * value, the rule nd.h states for a wrong status, a fixed hint for the
+ * contract every function shares (new buffers, references, untouched
+ * outputs on failure).
+ */
+#include "kit_impl.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------------- */
+/* Describing calls                                                       */
+/* ---------------------------------------------------------------------- */
+
+static const char *const op_names[K_NOPS] = {
+    "compact_strides", "is_compact", "offset_of", "reshape", "permute", "broadcast_to",
+    "slice", "diagonal", "iter_init", "simplify_dims", "compact", "setitem",
+    "setitem_scalar", "binary", "binary_into", "scalar", "scalar_into", "unary", "unary_into",
+    "reduce", "matmul", "matmul_naive", "index_to_offset", "simplify_permutation",
+    "permute_bytes", "device",
+};
+
+const char *k_op_name(k_op op)
+{
+    return op >= 0 && op < K_NOPS ? op_names[op] : "?";
+}
+
+static const char *const binop_names[] = { "ND_ADD", "ND_SUB", "ND_MUL", "ND_DIV", "ND_POW",
+                                           "ND_MAXIMUM", "ND_EQ", "ND_GE" };
+static const char *const unop_names[] = { "ND_NEG", "ND_LOG", "ND_EXP", "ND_TANH", "ND_ABS" };
+
+/* nd_status_name's words, without the library (the grader's side never
+ * links it). */
+static const char *status_name(nd_status s)
+{
+    static const char *const names[] = {
+        "ND_OK", "ND_ERR_ARG", "ND_ERR_SHAPE", "ND_ERR_AXIS", "ND_ERR_INDEX",
+        "ND_ERR_LAYOUT", "ND_ERR_NOMEM", "ND_ERR_DEVICE", "ND_ERR_NOT_IMPLEMENTED",
+    };
+    return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "ND_ERR_(unknown)";
+}
+
+char *k_ints(int n, const int64_t *v, char *dst, size_t cap)
+{
+    size_t len = (size_t)snprintf(dst, cap, "(");
+    for (int i = 0; i < n && i < K_LIST && len < cap; i++)
+        len += (size_t)snprintf(dst + len, cap - len, "%s%" PRId64, i ? "," : "", v[i]);
+    if (len < cap)
+        snprintf(dst + len, cap - len, n == 1 ? ",)" : ")");
+    return dst;
+}
+
+/* A small string builder over a caller's buffer. */
+typedef struct { char *s; size_t cap, len; } sb;
+
+static void put(sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(sb *b, const char *fmt, ...)
+{
+    if (b->len >= b->cap)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+    b->len += n > 0 ? (size_t)n : 0;
+}
+
+static void put_list(sb *b, const k_call *c, int i, int n)
+{
+    char t[300];
+    if (c->list_null[i])
+        put(b, "NULL");
+    else
+        put(b, "%s", k_ints(n < 0 ? 0 : n > K_LIST ? K_LIST : n, c->list[i], t, sizeof t));
+}
+
+static void put_index(sb *b, const nd_index *ix)
+{
+    if (ix->kind == ND_INDEX_INT) {
+        put(b, "%" PRId64, ix->i);
+        return;
+    }
+    if (ix->kind != ND_INDEX_SLICE) {
+        put(b, "<kind %d>", (int)ix->kind);
+        return;
+    }
+    if (ix->start != ND_NONE)
+        put(b, "%" PRId64, ix->start);
+    put(b, ":");
+    if (ix->stop != ND_NONE)
+        put(b, "%" PRId64, ix->stop);
+    if (ix->step != 1)
+        put(b, ":%" PRId64, ix->step);
+}
+
+static const char *const arg_names[K_NOPS][K_ARGS] = {
+    [K_SETITEM] = { "dst", "src" }, [K_SETITEM_SCALAR] = { "dst" },
+    [K_BINARY_INTO] = { "a", "b", "dst" }, [K_SCALAR_INTO] = { "a", "dst" },
+    [K_UNARY_INTO] = { "a", "dst" },
+};
+
+static const char *arg_name(const k_call *c, int i)
+{
+    const char *n = arg_names[c->op][i];
+    return n != NULL ? n : i == 0 ? "a" : i == 1 ? "b" : "c";
+}
+
+static void put_arr(sb *b, const k_call *c, int i)
+{
+    const k_arr *a = &c->args[i];
+    char sh[300], st[300];
+    switch (a->kind) {
+    case K_NULLPTR: put(b, "NULL"); return;
+    case K_RELEASED: put(b, "a released array (no buffer)"); return;
+    default: break;
+    }
+    if (a->ndim < 0 || a->ndim > ND_MAX_DIMS) {
+        put(b, "a broken array with ndim %d", a->ndim);
+        return;
+    }
+    put(b, "shape=%s strides=%s offset=%" PRId64, k_ints(a->ndim, a->shape, sh, sizeof sh),
+        k_ints(a->ndim, a->strides, st, sizeof st), a->offset);
+    for (int j = 0; j < i; j++)
+        if (c->args[j].kind == K_VIEW && c->args[j].buf == a->buf) {
+            put(b, " in %s's buffer", arg_name(c, j));
+            return;
+        }
+    put(b, " over a buffer of %" PRId64 " floats", c->bufs[a->buf].n);
+}
+
+static const char *out_text(const k_call *c)
+{
+    static char t[16];
+    if (c->out == K_OUT_NULL)
+        return "NULL";
+    if (c->out >= 0) {
+        snprintf(t, sizeof t, "&%s", arg_name(c, c->out));
+        return t;
+    }
+    return "&out";
+}
+
+const char *k_describe(const k_call *c, char *dst, size_t cap)
+{
+    sb b = { dst, cap, 0 };
+    dst[0] = '\0';
+    const char *name = k_op_name(c->op);
+    switch (c->op) {
+    case K_COMPACT_STRIDES:
+        put(&b, "nd_compact_strides(%d, ", c->n);
+        put_list(&b, c, 0, c->n);
+        put(&b, ", %s)", c->out == K_OUT_NULL ? "NULL" : "strides");
+        return dst;
+    case K_ITER:
+        put(&b, "nd_iter_init(%s, %d, ", c->out == K_OUT_NULL ? "NULL" : "&it", c->n);
+        put_list(&b, c, 0, c->n);
+        put(&b, ") and nd_iter_next to the end");
+        return dst;
+    case K_SIMPLIFY_DIMS:
+        put(&b, "nd_simplify_dims(%s%d, ", c->out == K_OUT_NULL ? "NULL: " : "&ndim=", c->n);
+        for (int i = 0; i < 3; i++) {
+            put_list(&b, c, i, c->n);
+            put(&b, i < 2 ? ", " : ")");
+        }
+        return dst;
+    case K_INDEX_TO_OFFSET:
+        put(&b, "nd_index_to_offset(%" PRId64 ", %d, ", c->at[0], c->n);
+        put_list(&b, c, 0, c->n);
+        put(&b, ", ");
+        put_list(&b, c, 1, c->n);
+        put(&b, ", %" PRId64 ")", c->at[1]);
+        return dst;
+    case K_SIMPLIFY_PERM:
+        put(&b, "nd_simplify_permutation(%d, ", c->n);
+        put_list(&b, c, 0, c->n);
+        put(&b, ", ");
+        put_list(&b, c, 1, c->n);
+        put(&b, c->at[0] ? ", &ndim, shape, perm) (in place)" : ", &ndim, shape2, perm2)");
+        return dst;
+    case K_PERMUTE_BYTES:
+        put(&b, "nd_permute_bytes%s(%s, %s, %s, %" PRId64 ", %d, ", c->code >= 0 ? "_version" : "",
+            c->dev == ND_CUDA ? "ND_CUDA" : "ND_CPU",
+            c->at[3] & 1 ? "NULL" : c->at[1] ? "src+bytes" : "src",
+            c->at[3] & 2 ? "NULL" : c->at[3] & 4 ? "a pointer into src" : "dst", c->at[0], c->n);
+        put_list(&b, c, 0, c->n);
+        put(&b, ", ");
+        put_list(&b, c, 1, c->n);
+        if (c->code >= 0)
+            put(&b, ", %d, &ran", c->code);
+        put(&b, ")");
+        if (c->at[1] || c->at[2])
+            put(&b, " with src and dst %" PRId64 " and %" PRId64 " bytes past 16-byte aligned "
+                "addresses", c->at[1], c->at[2]);
+        return dst;
+    default:
+        break;
+    }
+    put(&b, "nd_%s(", name);
+    switch (c->op) {
+    case K_BINARY: case K_BINARY_INTO: case K_SCALAR: case K_SCALAR_INTO:
+        put(&b, "%s, ", c->code >= 0 && c->code <= ND_GE ? binop_names[c->code] : "op?");
+        break;
+    case K_UNARY: case K_UNARY_INTO:
+        put(&b, "%s, ", c->code >= 0 && c->code <= ND_ABS ? unop_names[c->code] : "op?");
+        break;
+    case K_REDUCE:
+        put(&b, "%s, ", c->code == ND_SUM ? "ND_SUM" : c->code == ND_MAX ? "ND_MAX" : "op?");
+        break;
+    default:
+        break;
+    }
+    for (int i = 0; i < c->nargs; i++) {
+        if (c->op == K_SCALAR_INTO && i == 1)
+            put(&b, "%.9g, ", (double)c->scalar);
+        put(&b, "%s%s", i ? ", " : "", arg_name(c, i));
+    }
+    switch (c->op) {
+    case K_OFFSET_OF:
+        put(&b, ", ");
+        put_list(&b, c, 0, c->args[0].ndim);
+        put(&b, ", %s", c->out == K_OUT_NULL ? "NULL" : "&offset");
+        break;
+    case K_IS_COMPACT: put(&b, ", %s", c->out == K_OUT_NULL ? "NULL" : "&result"); break;
+    case K_RESHAPE: case K_BROADCAST_TO:
+        put(&b, ", %d, ", c->n);
+        put_list(&b, c, 0, c->n);
+        break;
+    case K_PERMUTE:
+        put(&b, ", ");
+        put_list(&b, c, 0, c->args[0].ndim);
+        break;
+    case K_SLICE:
+        put(&b, ", [");
+        for (int i = 0; i < c->n && i < K_LIST; i++) {
+            put(&b, i ? ", " : "");
+            put_index(&b, &c->idx[i]);
+        }
+        put(&b, "]");
+        break;
+    case K_DIAGONAL:
+        put(&b, ", %" PRId64 ", %" PRId64 ", %" PRId64, c->at[0], c->at[1], c->at[2]);
+        break;
+    case K_SETITEM_SCALAR: case K_SCALAR: put(&b, ", %.9g", (double)c->scalar); break;
+    case K_REDUCE:
+        put(&b, ", %d, ", c->n);
+        put_list(&b, c, 0, c->n);
+        put(&b, ", %s", c->keepdims ? "true" : "false");
+        break;
+    default:
+        break;
+    }
+    switch (c->op) {
+    case K_RESHAPE: case K_PERMUTE: case K_BROADCAST_TO: case K_SLICE: case K_DIAGONAL:
+    case K_COMPACT: case K_BINARY: case K_SCALAR: case K_UNARY: case K_REDUCE: case K_MATMUL:
+    case K_MATMUL_NAIVE:
+        put(&b, ", %s", out_text(c));
+        break;
+    default:
+        break;
+    }
+    put(&b, ")");
+    for (int i = 0; i < c->nargs; i++) {
+        put(&b, "%s%s = ", i ? ", " : " with ", arg_name(c, i));
+        put_arr(&b, c, i);
+    }
+    return dst;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Comparing                                                              */
+/* ---------------------------------------------------------------------- */
+
+/* Fail with the call, what was wrong, and a hint. */
+static void wrong(const k_call *c, const char *hint, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), noreturn));
+static void wrong(const k_call *c, const char *hint, const char *fmt, ...)
+{
+    char call[2000], what[2400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    k_describe(c, call, sizeof call);
+    ck_abort_msg("%s: %s%s%s", call, what, hint && hint[0] ? " Hint: " : "", hint ? hint : "");
+    abort();   /* not reached */
+}
+
+static int64_t ordered(float x)
+{
+    int32_t i;
+    memcpy(&i, &x, sizeof i);
+    return i < 0 ? -(int64_t)(i & 0x7fffffff) : (int64_t)i;
+}
+
+static bool close_enough(float got, float want, const k_want *w, int64_t i)
+{
+    if (isnan(want) || isnan(got))
+        return isnan(want) && isnan(got);
+    switch (w->tol) {
+    case K_EXACT:
+        return memcmp(&got, &want, sizeof got) == 0;
+    case K_EXACT_ZERO:
+        return got == want;
+    case K_ULPS:
+        return llabs(ordered(got) - ordered(want)) <= w->ulps;
+    default:
+        if (isinf(want) || w->bound[i] == 0)
+            return got == want;
+        return isfinite(got) && fabs((double)got - (double)want) <= w->bound[i];
+    }
+}
+
+static const char *tol_text(const k_want *w, int64_t i, char *t, size_t cap)
+{
+    switch (w->tol) {
+    case K_EXACT: snprintf(t, cap, " (exactly, bit for bit)"); break;
+    case K_EXACT_ZERO: snprintf(t, cap, " (exactly)"); break;
+    case K_ULPS: snprintf(t, cap, " (within %d ulp)", w->ulps); break;
+    default: snprintf(t, cap, " (within %.3g)", w->bound[i]);
+    }
+    return t;
+}
+
+/* Values of the result (read through layout `at` from data) against want's
+ * row-major values. */
+static void compare_values(const k_call *c, const k_want *w, const float *data, int64_t size,
+                           const k_arr *at, const char *what, const char *hint)
+{
+    int64_t n = k_numel(w->ndim, w->shape), idx[ND_MAX_DIMS];
+    for (int64_t i = 0; i < n; i++) {
+        k_unravel(i, w->ndim, w->shape, idx);
+        int64_t off = k_offset(at, idx);
+        if (off < 0 || off >= size)
+            wrong(c, hint, "%s reaches outside its buffer", what);
+        float got = data[off], want = w->vals[i];
+        if (close_enough(got, want, w, i))
+            continue;
+        char ix[300], t[64];
+        wrong(c, hint, "element %s of %s is %.9g, expected %.9g%s%s.", k_ints(w->ndim, idx, ix,
+             sizeof ix), what, (double)got, (double)want, tol_text(w, i, t, sizeof t),
+             isnan(got) ? " (NaN: was it ever written?)" : "");
+    }
+}
+
+/* Buffer i after the call against `want` (the reference's, or as before). */
+static void compare_buffer(const k_call *c, const k_res *r, int i, const float *want,
+                           const k_arr *dst, const char *hint)
+{
+    if (r->after[i].n != c->bufs[i].n)
+        wrong(c, NULL, "the test could not read buffer %d back after the call", i);
+    for (int64_t j = 0; j < c->bufs[i].n; j++) {
+        float got = r->after[i].v[j];
+        if (memcmp(&got, &want[j], sizeof got) == 0 || (isnan(got) && isnan(want[j])))
+            continue;
+        const char *whose = "an input's";
+        for (int a = c->nargs - 1; a >= 0; a--)
+            if (c->args[a].kind != K_NULLPTR && c->args[a].buf == i)
+                whose = arg_name(c, a);
+        if (dst == NULL)
+            wrong(c, "a function reads its inputs and never writes them; work on copies or on "
+                 "the result", "it changed element %" PRId64 " of %s buffer from %.9g to %.9g.",
+                 j, whose, (double)want[j], (double)got);
+        wrong(c, hint, "element %" PRId64 " of %s's buffer is %.9g after the call, expected %.9g "
+             "(%s).", j, whose, (double)got, (double)want[j],
+             c->bufs[i].v[j] == want[j] || (isnan(want[j]) && isnan(c->bufs[i].v[j]))
+                 ? "it must not change: the view does not reach it"
+                 : "the view reaches it");
+    }
+}
+
+static void compare_refcounts(const k_call *c, const k_res *r, int view_buf)
+{
+    for (int i = 0; i < c->nbufs; i++) {
+        int64_t want = i == view_buf ? 1 : 0;
+        if (r->refcount[i] == want)
+            continue;
+        if (r->refcount[i] > want)
+            wrong(c, "release every temporary view or array you made (nd_release), and never "
+                 "take a reference you do not hand back", "afterwards a buffer has %" PRId64
+                 " more reference%s than it should: a reference leaked.",
+                 r->refcount[i] - want, r->refcount[i] - want == 1 ? "" : "s");
+        wrong(c, "only release what you own: the inputs belong to the caller (when out is an "
+             "input, replace it once, as nd_replace does)", "afterwards a buffer has %" PRId64
+             " reference%s fewer than it should: the call released one it did not own.",
+             want - r->refcount[i], want - r->refcount[i] == 1 ? "" : "s");
+    }
+}
+
+static bool takes_out(k_op op)
+{
+    switch (op) {
+    case K_RESHAPE: case K_PERMUTE: case K_BROADCAST_TO: case K_SLICE: case K_DIAGONAL:
+    case K_COMPACT: case K_BINARY: case K_SCALAR: case K_UNARY: case K_REDUCE:
+    case K_MATMUL: case K_MATMUL_NAIVE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static void compare_ints(const k_call *c, const k_want *w, const k_res *r, const char *hint);
+
+/* The shape string the library's messages use, to look for in them. */
+static bool names_shape(const char *msg, const k_arr *a)
+{
+    char t[300];
+    return strstr(msg, k_ints(a->ndim, a->shape, t, sizeof t)) != NULL ||
+           (a->ndim == 1 && (snprintf(t, sizeof t, "(%" PRId64 ")", a->shape[0]), strstr(msg, t)));
+}
+
+static void compare_error(const k_call *c, const k_want *w, const k_res *r)
+{
+    const char *name = k_op_name(c->op);
+    if (r->msg[0] == '\0')
+        wrong(c, "call nd_fail(status, \"op: ...\") to say what was wrong", "it failed with %s "
+             "as it should, but nd_last_error() is empty.", status_name(r->status));
+    if (strstr(r->msg, c->op == K_REDUCE ? "reduce" : name) == NULL)
+        wrong(c, "a message starts with the operation's name, e.g. \"reshape: ...\"",
+             "it failed with %s as it should, but its message \"%s\" does not name the "
+             "operation \"%s\".", status_name(r->status), r->msg, name);
+    if (w->status == ND_ERR_SHAPE && (c->op == K_BINARY || c->op == K_MATMUL ||
+                                      c->op == K_MATMUL_NAIVE) &&
+        !(names_shape(r->msg, &c->args[0]) && names_shape(r->msg, &c->args[1])))
+        wrong(c, "nd.h: the message gives both shapes, as nd_shape_str writes them",
+             "it failed with ND_ERR_SHAPE as it should, but its message \"%s\" does not give "
+             "both shapes.", r->msg);
+    if (takes_out(c->op) && c->out != K_OUT_NULL && !r->out_untouched)
+        wrong(c, "check every argument before writing anything: on failure every output is "
+             "left exactly as it was", "it failed with %s as it should (%s), but it wrote to "
+             "%s.", status_name(r->status), r->msg, c->out >= 0 ? "its input" : "out");
+    if (c->op == K_ITER && c->out != K_OUT_NULL && !r->out_untouched)
+        wrong(c, "check every argument before writing anything", "it failed as it should, but "
+             "wrote to the iterator.");
+    for (int i = 0; i < c->nbufs; i++)
+        compare_buffer(c, r, i, c->bufs[i].v, NULL, NULL);
+    compare_ints(c, w, r, NULL);
+}
+
+static void compare_view(const k_call *c, const k_want *w, const k_res *r, const char *hint)
+{
+    char got[700], want[700], sh[300], st[300];
+    snprintf(got, sizeof got, "shape=%s strides=%s offset=%" PRId64,
+             k_ints(r->ndim, r->shape, sh, sizeof sh), k_ints(r->ndim, r->strides, st,
+             sizeof st), r->offset);
+    snprintf(want, sizeof want, "shape=%s strides=%s offset=%" PRId64,
+             k_ints(w->ndim, w->shape, sh, sizeof sh), k_ints(w->ndim, w->strides, st,
+             sizeof st), w->offset);
+    if (r->out_buf != w->buf)
+        wrong(c, "a view never copies data: make the result with nd_as_strided on a's buffer",
+             "the result %s.", r->out_buf == K_NOBUF ? "has no buffer" : "has a buffer of "
+             "its own");
+    bool same = r->ndim == w->ndim;
+    for (int d = 0; same && d < w->ndim; d++)
+        same = r->shape[d] == w->shape[d];
+    if (!same)
+        wrong(c, hint, "the result is %s, expected %s: the shape differs.", got, want);
+    bool empty = k_numel(w->ndim, w->shape) == 0;
+    if (!empty && r->offset != w->offset)
+        wrong(c, hint, "the result is %s, expected %s: the offset (the buffer position of "
+             "element (0,...,0)) differs.", got, want);
+    for (int d = 0; !empty && d < w->ndim; d++)
+        if (w->shape[d] > 1 && r->strides[d] != w->strides[d])
+            wrong(c, hint, "the result is %s, expected %s: axis %d's stride differs (strides of "
+                 "size-1 axes, and everything of an empty view, may be anything).", got, want,
+                 d);
+    compare_refcounts(c, r, w->buf);
+}
+
+static void compare_new(const k_call *c, const k_want *w, const k_res *r, const char *hint)
+{
+    char sh[300], ws[300];
+    if (r->out_buf != K_NEWBUF)
+        wrong(c, "the result is a NEW compact array (nd_empty), even when the input is compact",
+             "the result %s.", r->out_buf == K_NOBUF ? "has no buffer"
+                                                     : "shares a buffer with an input");
+    bool same = r->ndim == w->ndim;
+    for (int d = 0; same && d < w->ndim; d++)
+        same = r->shape[d] == w->shape[d];
+    if (!same)
+        wrong(c, hint, "the result has shape %s, expected %s.", k_ints(r->ndim, r->shape, sh,
+             sizeof sh), k_ints(w->ndim, w->shape, ws, sizeof ws));
+    int64_t n = k_numel(w->ndim, w->shape);
+    nd_device dev = c->dev;
+    if (r->out_device != (int)dev)
+        wrong(c, "the result lives on the inputs' device", "the result lives on device %d, "
+             "not %d.", r->out_device, (int)dev);
+    if (r->out_refcount != 1)
+        wrong(c, "a new array holds exactly one reference, out's", "the result's buffer has "
+             "refcount %" PRId64 ", expected 1.", r->out_refcount);
+    if (r->out_nbytes != n * (int64_t)sizeof(float))
+        wrong(c, "allocate exactly the result's elements (nd_empty of its shape)", "the result's "
+             "buffer has %" PRId64 " bytes, expected %" PRId64 ".", r->out_nbytes,
+             n * (int64_t)sizeof(float));
+    k_arr at = { .ndim = w->ndim, .offset = r->offset };
+    memcpy(at.strides, r->strides, sizeof at.strides);
+    for (int64_t d = w->ndim - 1, s = 1; n > 0 && d >= 0; s *= w->shape[d--])
+        if ((w->shape[d] != 1 && r->strides[d] != s) || r->offset != 0)
+            wrong(c, "the result is compact: offset 0, row-major strides (nd_empty makes it so)",
+                 "the result has strides %s and offset %" PRId64 ".", k_ints(r->ndim,
+                 r->strides, sh, sizeof sh), r->offset);
+    compare_values(c, w, r->out_data.v, r->out_data.n, &at, "the result", hint);
+    for (int i = 0; i < c->nbufs; i++)
+        compare_buffer(c, r, i, c->bufs[i].v, NULL, NULL);
+    compare_refcounts(c, r, -1);
+}
+
+static void compare_inplace(const k_call *c, const k_want *w, const k_res *r, const char *hint)
+{
+    /* the destination's elements, with the op's tolerance; then every
+     * element of every buffer as the reference has it */
+    int d = c->op == K_BINARY_INTO ? 2 : c->op == K_SCALAR_INTO || c->op == K_UNARY_INTO ? 1 : 0;
+    const k_arr *dst = &c->args[d];
+    if (w->vals != NULL) {
+        compare_values(c, w, r->after[dst->buf].v, r->after[dst->buf].n, dst, "dst", hint);
+        int64_t idx[ND_MAX_DIMS];
+        for (int64_t i = 0; i < k_numel(w->ndim, w->shape); i++) {   /* judged above */
+            k_unravel(i, w->ndim, w->shape, idx);
+            w->after[dst->buf].v[k_offset(dst, idx)] = r->after[dst->buf].v[k_offset(dst, idx)];
+        }
+    }
+    for (int i = 0; i < c->nbufs; i++)
+        compare_buffer(c, r, i, w->after[i].v, dst, hint);
+    compare_refcounts(c, r, -1);
+}
+
+static void compare_ints(const k_call *c, const k_want *w, const k_res *r, const char *hint)
+{
+    if (w->nvals == 0)
+        return;
+    char a[400], b[400], in[400];
+    if (c->op == K_ITER && w->status == ND_OK) {
+        int nd = c->n;
+        int64_t n = w->ivals[0];
+        const int64_t *g = r->vals;
+        if (r->nvals < 6 || g[2] != nd || g[3] != n || g[4] != 0)
+            wrong(c, hint, "after nd_iter_init the iterator has ndim %" PRId64 ", total %" PRId64
+                  " and count %" PRId64 ", expected %d, %" PRId64 " and 0.", r->nvals < 6 ? -1 : g[2],
+                  r->nvals < 6 ? -1 : g[3], r->nvals < 6 ? -1 : g[4], nd, n);
+        if (g[0] != n)
+            wrong(c, hint, "nd_iter_next returned true %" PRId64 " times, expected %" PRId64
+                  " (once per position%s).", g[0], n, n == 1 && nd == 0 ? ": a scalar has one" : "");
+        for (int64_t i = 0; i <= n && nd > 0; i++) {
+            if (i == n && n == 0)
+                break;
+            const int64_t *p = g + 6 + i * nd, *x = w->ivals + 6 + i * nd;
+            if (memcmp(p, x, (size_t)nd * sizeof *p) != 0)
+                wrong(c, hint, i < n ? "call %" PRId64 " of nd_iter_next gave the position %s, "
+                      "expected %s." : "after the last position (call %" PRId64 " returned "
+                      "false) the index is %s, expected %s, unchanged.", i + 1,
+                      k_ints(nd, p, a, sizeof a), k_ints(nd, x, b, sizeof b));
+        }
+        if (g[5] != n)
+            wrong(c, hint, "count is %" PRId64 " after the last position, expected %" PRId64 ".",
+                  g[5], n);
+        if (g[1] != 1)
+            wrong(c, hint, "once every position has been visited, nd_iter_next must keep "
+                  "returning false (and return false for NULL).");
+        return;
+    }
+    int from = 0, upto = w->nvals;
+    if (w->status == ND_OK && (c->op == K_SIMPLIFY_DIMS || c->op == K_SIMPLIFY_PERM)) {
+        /* the entries past the new ndim are free */
+        int m = (int)w->ivals[0], lists = c->op == K_SIMPLIFY_DIMS ? 3 : 2;
+        if (r->nvals < w->nvals || r->vals[0] != m)
+            wrong(c, hint, "the new ndim is %" PRId64 ", expected %d.", r->nvals ? r->vals[0] : -1,
+                 m);
+        for (int l = 0; l < lists; l++) {
+            if (l == 2 && c->list_null[2])
+                continue;
+            const int64_t *g = r->vals + 1 + l * K_LIST, *x = w->ivals + 1 + l * K_LIST;
+            if (memcmp(g, x, (size_t)m * sizeof *g) != 0)
+                wrong(c, hint, "the %s became %s, expected %s.",
+                     l == 0 ? "shape" : c->op == K_SIMPLIFY_PERM ? "perm" : l == 1 ? "strides_a"
+                                                                            : "strides_b",
+                     k_ints(m, g, a, sizeof a), k_ints(m, x, b, sizeof b));
+        }
+        return;
+    }
+    (void)in;
+    for (int i = from; i < upto; i++) {
+        int64_t g = i < r->nvals ? r->vals[i] : K_POISON64, x = w->ivals[i];
+        if (g == x)
+            continue;
+        if (w->status != ND_OK)
+            wrong(c, "check every argument before writing anything: on failure every output is "
+                 "left exactly as it was", "it failed as it should, but wrote to an output.");
+        if (x == K_POISON64)
+            wrong(c, hint, "it wrote entry %d of its output, past the ndim it was given.", i);
+        switch (c->op) {
+        case K_IS_COMPACT:
+            wrong(c, hint, "the result is %s, expected %s.", g == 0xAB ? "never written"
+                 : g ? "true" : "false", x ? "true" : "false");
+        case K_PERMUTE_BYTES:
+            wrong(c, hint, "*ran is %" PRId64 ", expected %" PRId64 ".", g, x);
+        default:
+            if (g == K_POISON64)
+                wrong(c, hint, "result entry %d was never written (expected %" PRId64 ").", i, x);
+            wrong(c, hint, "result entry %d is %" PRId64 ", expected %" PRId64 ".", i, g, x);
+        }
+    }
+}
+
+/* The reference's answer against the raw result. */
+static void compare(const k_call *c, k_want *w, const k_res *r, const char *hint)
+{
+    if (r->setup_failed)
+        k_fail("%s (the test's own setup failed: this is not your code's fault)", r->msg);
+    if (r->status != w->status) {
+        if (r->status == ND_ERR_NOT_IMPLEMENTED)
+            wrong(c, NULL, "it returned ND_ERR_NOT_IMPLEMENTED: %s", r->msg);
+        if (w->status == ND_OK)
+            wrong(c, hint, "it returned %s (%s), expected ND_OK.", status_name(r->status),
+                 r->msg);
+        char rule[500];
+        snprintf(rule, sizeof rule, "nd.h: %s is the error when %s", status_name(w->status),
+                 w->why);
+        if (r->status == ND_OK)
+            wrong(c, rule, "it returned ND_OK, expected %s: %s.", status_name(w->status),
+                 w->why);
+        wrong(c, rule, "it returned %s (%s), expected %s: %s.", status_name(r->status), r->msg,
+             status_name(w->status), w->why);
+    }
+    if (w->status != ND_OK) {
+        compare_error(c, w, r);
+        return;
+    }
+    if (w->view)
+        compare_view(c, w, r, hint);
+    else if (w->inplace)
+        compare_inplace(c, w, r, hint);
+    else if (w->vals != NULL)
+        compare_new(c, w, r, hint);
+    compare_ints(c, w, r, hint);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The test's entry points                                                */
+/* ---------------------------------------------------------------------- */
+
+const k_res *k_run(k_ctx *k, const k_call *c)
+{
+    if (k->have_res)
+        k_res_free(&k->res);
+    k_dispatch(k, c, &k->res);
+    k->have_res = true;
+    k->ncalls++;
+    return &k->res;
+}
+
+static void check_with(k_ctx *k, const k_call *c, k_want *w, const char *hint)
+{
+    const k_res *r = k_run(k, c);
+    compare(c, w, r, hint ? hint : k->test->hint);
+    k_case_end(k);
+}
+
+/* The odometer's cap: a few calls past the positions there should be. */
+static void iter_cap(k_call *c)
+{
+    if (c->op != K_ITER || c->at[0] != 0)
+        return;
+    int64_t n = c->n >= 0 && c->n <= ND_MAX_DIMS ? k_numel(c->n, c->list[0]) : 0;
+    c->at[0] = (n >= 0 && n <= (1 << 20) ? n : 0) + 2;
+}
+
+void k_check(k_ctx *k, k_call *c, const char *hint)
+{
+    iter_cap(c);
+    k_want w = k_reference(k, c);
+    check_with(k, c, &w, hint);
+}
+
+void k_expect(k_ctx *k, k_call *c, nd_status status, const char *hint)
+{
+    iter_cap(c);
+    k_want w = k_reference(k, c);
+    if (w.status != status) {
+        char call[2000];
+        k_fail("test error: the reference expects %s for %s, the test %s (%s)",
+               status_name(w.status), k_describe(c, call, sizeof call),
+               status_name(status), w.why ? w.why : "");
+    }
+    check_with(k, c, &w, hint);
+}
+
+/* A copy of call c whose buffers live in the current case's memory: for
+ * checking several variants of one call (each check frees its case). */
+static k_call fresh(k_ctx *k, const k_call *c, k_buf *keep)
+{
+    k_call f = *c;
+    for (int i = 0; i < c->nbufs; i++) {
+        f.bufs[i].v = k_floats(k, keep[i].n);
+        memcpy(f.bufs[i].v, keep[i].v, (size_t)keep[i].n * sizeof(float));
+    }
+    return f;
+}
+
+void k_check_bad_arrays(k_ctx *k, const k_call *valid)
+{
+    static const struct { k_kind kind; int ndim; } bad[] = {
+        { K_NULLPTR, 0 }, { K_RELEASED, 0 }, { K_RAW, ND_MAX_DIMS + 1 }, { K_RAW, -1 },
+    };
+    k_buf keep[K_BUFS];
+    for (int i = 0; i < valid->nbufs; i++) {
+        keep[i].n = valid->bufs[i].n;
+        keep[i].v = malloc((size_t)(keep[i].n > 0 ? keep[i].n : 1) * sizeof(float));
+        K_REQUIRE(keep[i].v != NULL, "test setup: out of memory");
+        memcpy(keep[i].v, valid->bufs[i].v, (size_t)keep[i].n * sizeof(float));
+    }
+    int n = valid->nbufs;
+    k_call c = fresh(k, valid, keep);
+    k_check(k, &c, NULL);   /* the valid call itself first: it must work */
+    for (int i = 0; i < valid->nargs; i++)
+        for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+            c = fresh(k, valid, keep);
+            c.args[i].kind = bad[b].kind;
+            if (bad[b].kind == K_RAW)
+                c.args[i].ndim = bad[b].ndim;
+            if (c.out == i)
+                c.out = K_OUT_NEW;
+            k_expect(k, &c, ND_ERR_ARG, NULL);
+        }
+    if (takes_out(valid->op)) {
+        c = fresh(k, valid, keep);
+        c.out = K_OUT_NULL;
+        k_expect(k, &c, ND_ERR_ARG, NULL);
+    }
+    for (int i = 0; i < n; i++)
+        free(keep[i].v);
+}

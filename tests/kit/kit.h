@@ -1,0 +1,353 @@
+/*
+ * kit.h -- the test kit: generators, one independent reference per
+ * operation, and the comparison that writes every message.  The public
+ * tests (tests/test_NN_*.c) and the hidden tests (grader/hidden/) are
+ * short declarations over it.
+ *
+ * A test builds CALLS.  A call is pure data: the operation, the buffers
+ * (host copies of their contents), the views of them passed as arguments,
+ * and the other arguments (lists of ints, slice indices, a scalar...).
+ * Checking a call takes three independent pieces:
+ *
+ *   the reference (ref.c)   what the call must do: the status (and, for an
+ *                           error, the rule that was broken), the result's
+ *                           layout and values, the buffers after it.  Plain
+ *                           index-by-index loops over host data; it never
+ *                           calls the library.
+ *   the executor (exec.c)   makes the arrays on the test's device, calls the
+ *                           library, and reports what happened as a RAW
+ *                           result: status, message, the output struct, the
+ *                           contents of every buffer afterwards, refcounts.
+ *                           It is the only code that runs lesson code.
+ *   the comparison (check.c) compares the two and fails the test with a
+ *                           message that names the call and its inputs in
+ *                           the API's terms, the first wrong element by
+ *                           multi-index, expected and got, and a hint that
+ *                           belongs to the check that failed.
+ *
+ * Where the executor runs is the runner's business (runner.c).  In a
+ * student's run it runs in the test's own process (fast, debuggable with
+ * gdb).  In the grader it runs in a separate, sandboxed process that holds
+ * the submission, and the test, the reference and the verdict run in a
+ * process that never loads submitted code: the executor only streams raw
+ * results back (wire.c), so nothing the submission does in its own process
+ * (exiting early, signal handlers, writing to descriptors, printing) can
+ * make a test pass.
+ */
+#ifndef ND_KIT_H
+#define ND_KIT_H
+
+#include <check.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nd.h"
+
+/* ---------------------------------------------------------------------- */
+/* Calls: an operation and its arguments, as data                          */
+/* ---------------------------------------------------------------------- */
+
+#define K_BUFS 3          /* buffers of one call */
+#define K_ARGS 3          /* array arguments of one call */
+#define K_LIST (ND_MAX_DIMS + 2)  /* entries of an int list: room for ndim 9 */
+
+typedef enum k_op {
+    /* lesson 1: views */
+    K_COMPACT_STRIDES, K_IS_COMPACT, K_OFFSET_OF, K_RESHAPE, K_PERMUTE,
+    K_BROADCAST_TO, K_SLICE, K_DIAGONAL,
+    /* lesson 2: compact and setitem */
+    K_ITER, K_SIMPLIFY_DIMS, K_COMPACT, K_SETITEM, K_SETITEM_SCALAR,
+    /* lesson 3: elementwise */
+    K_BINARY, K_BINARY_INTO, K_SCALAR, K_SCALAR_INTO, K_UNARY, K_UNARY_INTO,
+    /* lesson 4 and 5 */
+    K_REDUCE, K_MATMUL, K_MATMUL_NAIVE,
+    /* lesson 6: the index transform (a host function) */
+    K_INDEX_TO_OFFSET,
+    /* lesson 7: permute as data movement */
+    K_SIMPLIFY_PERM, K_PERMUTE_BYTES,
+    /* the runner's: is the call's device usable (msg: its name, or why not) */
+    K_DEVICE,
+    K_NOPS
+} k_op;
+
+/* How an array argument is passed. */
+typedef enum k_kind {
+    K_VIEW = 0,     /* a view of buffer `buf` (made with nd_as_strided)     */
+    K_NULLPTR,      /* a NULL pointer                                        */
+    K_RELEASED,     /* a struct after nd_release (buf NULL, all zero)        */
+    K_RAW           /* the fields as given, unchecked (ndim 9, say), over
+                       buffer `buf`: for argument checks                    */
+} k_kind;
+
+typedef struct k_arr {
+    k_kind kind;
+    int buf;                                   /* index into the call's bufs */
+    int ndim;
+    int64_t shape[ND_MAX_DIMS], strides[ND_MAX_DIMS], offset;
+} k_arr;
+
+/* A buffer's contents.  For byte data (lesson 7) n counts floats and the
+ * bytes live in the same memory. */
+typedef struct k_buf {
+    int64_t n;      /* floats */
+    float *v;
+    int on;         /* 0: on the call's device; else ND_CPU + 1 or ND_CUDA + 1 */
+} k_buf;
+
+/* Where the output struct is (the functions that fill an nd_array *out). */
+enum {
+    K_OUT_NEW = -1,   /* a separate struct, poisoned (every byte 0xAB)     */
+    K_OUT_NULL = -2   /* a NULL out pointer                                */
+    /* 0..K_ARGS-1: out points to that array argument (out aliases it)    */
+};
+
+typedef struct k_call {
+    k_op op;
+    nd_device dev;
+    int nbufs;
+    k_buf bufs[K_BUFS];
+    int nargs;
+    k_arr args[K_ARGS];     /* a, b; or dst, src for setitem; dst last for _into */
+    int out;                /* K_OUT_NEW, K_OUT_NULL, or an argument index     */
+    int code;               /* nd_binop, nd_unop, nd_reduce_op; permute_bytes
+                               version (-1: nd_permute_bytes itself)         */
+    float scalar;
+    bool keepdims;
+    int n;                  /* ndim or count given with the lists          */
+    int64_t list[3][K_LIST];/* shape / index / axes / strides / perm        */
+    bool list_null[3];      /* pass NULL instead of list[i]                 */
+    nd_index idx[K_LIST];   /* nd_slice's index                             */
+    int64_t at[4];          /* scalars: see each op in exec.c               */
+} k_call;
+
+/* What the executor saw: raw facts, never a verdict. */
+#define K_MSG 600
+typedef struct k_res {
+    nd_status status;
+    bool setup_failed;              /* the kit could not build the inputs   */
+    char msg[K_MSG];                /* nd_last_error() after the call       */
+    /* the output struct after the call */
+    bool out_untouched;             /* every byte still the poison          */
+    int out_buf;                    /* which call buffer it views, or:      */
+#define K_NEWBUF (-1)               /*   a buffer of its own                */
+#define K_NOBUF (-2)                /*   buf is NULL                         */
+    int ndim;
+    int64_t shape[ND_MAX_DIMS], strides[ND_MAX_DIMS], offset;
+    int64_t out_nbytes, out_refcount;
+    int out_device;
+    k_buf out_data;                 /* its whole buffer, when K_NEWBUF      */
+    k_buf after[K_BUFS];            /* each call buffer after the call      */
+    int64_t refcount[K_BUFS];       /* each call buffer's refcount, once
+                                       every argument view is released     */
+    int nvals;                      /* host results of the op (exec.c)      */
+    int64_t *vals;
+} k_res;
+
+/* ---------------------------------------------------------------------- */
+/* The test's context                                                     */
+/* ---------------------------------------------------------------------- */
+
+typedef struct k_ctx k_ctx;
+
+/* The device of the running case (ND_CPU or ND_CUDA). */
+nd_device k_dev(const k_ctx *k);
+
+/* Memory that lives until the end of the current case (k_check frees it):
+ * buffers, lists, scratch.  Never NULL (a test fails when out of memory). */
+void *k_mem(k_ctx *k, size_t bytes);
+float *k_floats(k_ctx *k, int64_t n);
+
+/* Random numbers: every test has a fixed seed, so a failure repeats. */
+uint64_t k_next(k_ctx *k);
+int64_t k_int(k_ctx *k, int64_t lo, int64_t hi);      /* in [lo, hi]   */
+float k_float(k_ctx *k, float lo, float hi);          /* in [lo, hi)   */
+bool k_one_in(k_ctx *k, int n);                        /* chance 1/n    */
+
+/* ---------------------------------------------------------------------- */
+/* Building calls (gen.c)                                                  */
+/* ---------------------------------------------------------------------- */
+
+/* A new call of `op` on the test's device, with out K_OUT_NEW. */
+k_call k_new(k_ctx *k, k_op op);
+
+/* Values for new buffers. */
+typedef enum k_fill {
+    K_DISTINCT,      /* 0.5, 1.5, 2.5, ...: every element traceable      */
+    K_NEGATIVE,      /* -0.25, -1.25, ...: none equal to K_DISTINCT's    */
+    K_RANDOM,        /* uniform in [-2, 2)                               */
+    K_INTEGERS,      /* small integers in [-8, 8]: sums and products exact */
+    K_SPECIAL,       /* random values mixed with NaN, +-inf, +-0, denormals,
+                        FLT_MAX, FLT_MIN                                  */
+    K_POISON         /* all NaN: an element never written shows            */
+} k_fill;
+
+/* A new buffer of n floats in call c; returns its index. */
+int k_buffer(k_ctx *k, k_call *c, int64_t n, k_fill fill);
+
+/* Add array argument a; returns its index. */
+int k_arg(k_call *c, k_arr a);
+
+/* A compact array of `shape` over a new buffer of exactly its elements. */
+k_arr k_compact(k_ctx *k, k_call *c, int ndim, const int64_t *shape, k_fill fill);
+
+/* What random views may do (OR them). */
+enum {
+    K_STEPS = 1,     /* steps of +-1..3 in a larger base, any axis order   */
+    K_REPEAT = 2,    /* stride 0 on some axes (read-only inputs)           */
+    K_JUNK = 4,      /* size-1 axes carry arbitrary strides               */
+    K_WINDOW = 8,    /* a compact window at an offset in a larger buffer   */
+    K_ANY = K_STEPS | K_JUNK | K_WINDOW
+};
+
+/* A random view of `shape` over a new buffer: what a chain of permute and
+ * slicing (steps +-1..3, any offset) of a larger compact array gives, or a
+ * compact window, with `how`'s options.  Without K_REPEAT it never reaches
+ * an element twice, so it may be written. */
+k_arr k_view(k_ctx *k, k_call *c, int ndim, const int64_t *shape, int how, k_fill fill);
+
+/* A view of buffer `buf` of call c with this layout. */
+k_arr k_at(int buf, int ndim, const int64_t *shape, const int64_t *strides, int64_t offset);
+
+/* A view over a new buffer of `size` floats (fill) with this layout. */
+k_arr k_strided(k_ctx *k, k_call *c, int64_t size, int ndim, const int64_t *shape,
+                const int64_t *strides, int64_t offset, k_fill fill);
+
+/* A random shape of ndim axes with sizes in [lo, hi] (size 1 often), at
+ * most max_numel elements; writes shape, returns ndim. */
+int k_shape(k_ctx *k, int ndim, int64_t lo, int64_t hi, int64_t max_numel, int64_t *shape);
+
+/* The shape of `a` with each axis made 1 or dropped at the left by chance:
+ * a shape that broadcasts to a's.  Returns its ndim. */
+int k_broadcastable(k_ctx *k, int ndim, const int64_t *shape, int64_t *out);
+
+/* Set the int list i of c (and c->n when i is 0). */
+void k_list(k_call *c, int i, int n, const int64_t *v);
+
+/* A random permutation of 0..n-1. */
+void k_perm(k_ctx *k, int n, int64_t *perm);
+
+/* One of the special float values (NaN, +-inf, +-0, denormals, ...). */
+float k_special(k_ctx *k);
+#define K_NSPECIAL 16
+extern const float k_specials[K_NSPECIAL];
+
+/* Element i of shape's row-major order, as a multi-index. */
+void k_unravel(int64_t i, int ndim, const int64_t *shape, int64_t *index);
+int64_t k_numel(int ndim, const int64_t *shape);
+
+/* ---------------------------------------------------------------------- */
+/* The reference (ref.c)                                                  */
+/* ---------------------------------------------------------------------- */
+
+/* How values are compared. */
+typedef enum k_tol {
+    K_EXACT,         /* bit for bit, signs of zero included; any NaN = NaN */
+    K_EXACT_ZERO,    /* the same, but either sign of zero                   */
+    K_ULPS,          /* within `ulps` representable floats                  */
+    K_BOUND          /* |got - want| <= bound[i] (sums, products)           */
+} k_tol;
+
+typedef struct k_want {
+    nd_status status;
+    const char *why;            /* the rule an error call broke            */
+    /* on success: */
+    bool view;                  /* out is a view of call buffer `buf`     */
+    int buf;
+    int ndim;
+    int64_t shape[ND_MAX_DIMS], strides[ND_MAX_DIMS], offset;
+    float *vals;                /* out's elements, row-major (new arrays) */
+    k_tol tol;
+    int ulps;
+    double *bound;              /* K_BOUND: per element                  */
+    bool inplace;               /* after[] holds the buffers expected     */
+    k_buf after[K_BUFS];        /* ... otherwise every buffer unchanged   */
+    int nvals;                  /* host results, laid out as exec.c does  */
+    int64_t *ivals;
+} k_want;
+
+/* What call c must do. */
+k_want k_reference(k_ctx *k, const k_call *c);
+
+/* The broadcast shape of two shapes; false if they do not broadcast. */
+bool k_broadcast_shape(int na, const int64_t *a, int nb, const int64_t *b, int *nout,
+                       int64_t *out);
+
+/* The element of view a (over buffer data) at multi-index idx. */
+int64_t k_offset(const k_arr *a, const int64_t *idx);
+
+/* ---------------------------------------------------------------------- */
+/* Checking (check.c)                                                     */
+/* ---------------------------------------------------------------------- */
+
+/* Run call c through the executor and require exactly what the reference
+ * says, with `hint` for a wrong value.  Frees the case's memory after. */
+void k_check(k_ctx *k, k_call *c, const char *hint);
+
+/* k_check, and also require that the reference expects `status`: for
+ * tables of error cases, so a test says what it means. */
+void k_expect(k_ctx *k, k_call *c, nd_status status, const char *hint);
+
+/* The argument checks every function shares, from one valid call: each
+ * array argument in turn passed as NULL, released, with ndim 9 and with
+ * ndim -1 (and out as NULL, for functions with an out): each must fail with
+ * ND_ERR_ARG, name the operation and change nothing. */
+void k_check_bad_arrays(k_ctx *k, const k_call *valid);
+
+/* Run c and return the raw result without judging it (for the few tests
+ * that check a property across calls).  Valid until the case ends. */
+const k_res *k_run(k_ctx *k, const k_call *c);
+
+/* Fail the test: "what: message" with the call described. */
+#define k_fail(...) ck_abort_msg(__VA_ARGS__)
+#define K_REQUIRE(cond, ...) \
+    do { if (!(cond)) ck_abort_msg(__VA_ARGS__); } while (0)
+
+/* "nd_reshape(a, (6,4)) with a = shape=(2,3,4) strides=(12,4,1) offset=0" */
+const char *k_describe(const k_call *c, char *dst, size_t cap);
+/* "(1,2,0)" */
+char *k_ints(int n, const int64_t *v, char *dst, size_t cap);
+
+/* ---------------------------------------------------------------------- */
+/* Tests                                                                  */
+/* ---------------------------------------------------------------------- */
+
+typedef void k_body(k_ctx *k);
+
+/* Where a test runs (OR them). */
+enum {
+    K_HOST = 0,      /* a host function: one case, "name"                  */
+    K_CPU = 1,       /* "name[cpu]"                                        */
+    K_CUDA = 2,      /* "name[cuda]"                                       */
+    K_BOTH = K_CPU | K_CUDA,
+    K_PLAIN = 4,     /* the grader's plain build only (too slow under the
+                        sanitizers; the plain result stands for both)     */
+    K_INPROC = 8     /* calls the library itself (framework tests): runs
+                        only where the executor is in-process            */
+};
+
+typedef struct k_test {
+    const char *name;
+    k_body *body;
+    int where;
+    double points;       /* hidden tests: the points of the [cpu] case */
+    const char *hint;    /* shown when the test fails                  */
+} k_test;
+
+typedef struct k_suite {
+    int lesson;
+    const char *name;    /* "01_views" */
+    const k_test *tests;
+    int ntests;
+} k_suite;
+
+#define K_TEST(fn, where, points, hint) { #fn, fn, (where), (points), (hint) }
+#define K_SUITE(var, lesson, name, table) \
+    const k_suite var = { (lesson), (name), (table), (int)(sizeof(table) / sizeof((table)[0])) }
+
+/* The executor's side (exec.c, wire.c): run one call, fill r (vals and
+ * buffers are malloc'd; k_res_free frees them). */
+void k_exec(const k_call *c, k_res *r);
+void k_res_free(k_res *r);
+
+#endif /* ND_KIT_H */

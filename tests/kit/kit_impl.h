@@ -1,0 +1,59 @@
+/*
+ * kit_impl.h -- the kit's own insides, shared by its files (not by tests).
+ */
+#ifndef ND_KIT_IMPL_H
+#define ND_KIT_IMPL_H
+
+#include "kit.h"
+
+#include <stdio.h>
+#include <sys/types.h>
+
+#define K_POISON64 ((int64_t)0x5A5A5A5A5A5A5A5AULL)
+
+/* Where a test's calls run. */
+typedef enum { K_LOCAL, K_REMOTE } k_where;
+
+struct k_ctx {
+    const k_test *test;
+    nd_device dev;
+    uint64_t rng;
+    /* the case's memory, freed by k_case_end */
+    void **blocks;
+    int nblocks, cap;
+    k_res res;             /* the last call's raw result */
+    bool have_res;
+    int64_t ncalls;
+    k_where where;
+    int to_exec, from_exec;   /* K_REMOTE: the executor's pipes */
+    pid_t exec_pid;
+    const char *exec_path;
+    const char *exec_output;  /* where the executor's own output goes */
+    double cpu_limit;         /* seconds of CPU the code under test may use */
+    double exec_cpu;          /* what an ended executor used */
+};
+
+/* Free the current case's memory and raw result. */
+void k_case_end(k_ctx *k);
+
+/* Run c where the test runs it (runner.c): in this process, or by the
+ * executor; false, with the test failed, when the executor died. */
+void k_dispatch(k_ctx *k, const k_call *c, k_res *r);
+
+/* The operation's name as the library's messages give it ("reshape"). */
+const char *k_op_name(k_op op);
+
+/* The wire (wire.c): a call to the executor, a raw result back, each a
+ * frame "ND" + 4-byte length + body.  k_read_* validate everything and
+ * return an error text (static) or NULL. */
+bool k_write_call(int fd, const k_call *c);
+void k_wire_reset(void);
+const char *k_read_call(int fd, k_call *c, bool *eof);
+bool k_write_res(int fd, const k_res *r);
+const char *k_read_res(int fd, const k_call *c, k_res *r);
+
+/* The executor's loop: read calls on fd `in`, write results to `out`,
+ * until end of input.  Returns the exit status. */
+int k_serve(int in, int out);
+
+#endif /* ND_KIT_IMPL_H */

@@ -1,0 +1,956 @@
+/*
+ * ref.c -- the reference: what each call must do, from nd.h alone.
+ *
+ * Plain loops over host copies of the buffers, index by index; it never
+ * calls the library.  For a call that must fail it gives the status and
+ * the rule that was broken (the comparison quotes it), checking the
+ * arguments in the order the given argument checks of each function do
+ * (those are framework or skeleton code, not the student's).  Where a
+ * student's own code decides among several errors, tests make calls with
+ * one fault only.
+ *
+ * Values: + - * / and everything that only moves data are exact (a double
+ * result rounded once to float is the correctly rounded float); pow, exp,
+ * log and tanh are not correctly rounded by any libm, so within 4 ulp;
+ * sums and products within a bound proportional to the sum of magnitudes.
+ */
+#include "kit.h"
+
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define K_POISON64 ((int64_t)0x5A5A5A5A5A5A5A5AULL)
+
+/* A message that lives until the case ends. */
+static const char *say(k_ctx *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static const char *say(k_ctx *k, const char *fmt, ...)
+{
+    char *s = k_mem(k, 300);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s, 300, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+#define ERR(st, ...)                       \
+    do {                                   \
+        w.status = (st);                   \
+        w.why = say(k, __VA_ARGS__);       \
+        return w;                          \
+    } while (0)
+
+int64_t k_numel(int ndim, const int64_t *shape)
+{
+    int64_t n = 1;
+    for (int i = 0; i < ndim; i++)
+        n *= shape[i];
+    return n;
+}
+
+void k_unravel(int64_t i, int ndim, const int64_t *shape, int64_t *index)
+{
+    for (int d = ndim - 1; d >= 0; d--) {
+        index[d] = shape[d] > 0 ? i % shape[d] : 0;
+        i = shape[d] > 0 ? i / shape[d] : 0;
+    }
+}
+
+int64_t k_offset(const k_arr *a, const int64_t *idx)
+{
+    int64_t off = a->offset;
+    for (int d = 0; d < a->ndim; d++)
+        off += idx[d] * a->strides[d];
+    return off;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Argument checks, as the framework's nd_check_array / nd_check_shape     */
+/* ---------------------------------------------------------------------- */
+
+static const k_arr *arg(const k_call *c, int i)
+{
+    return i < c->nargs && c->args[i].kind != K_NULLPTR ? &c->args[i] : NULL;
+}
+
+/* Why argument i is not a usable array, or NULL. */
+static const char *bad_array(k_ctx *k, const k_call *c, int i, const char *name)
+{
+    const k_arr *a = arg(c, i);
+    if (a == NULL)
+        return say(k, "argument '%s' is NULL", name);
+    if (a->kind == K_RELEASED)
+        return say(k, "array '%s' has no buffer (it was released)", name);
+    if (a->ndim < 0 || a->ndim > ND_MAX_DIMS)
+        return say(k, "array '%s' has ndim %d, outside 0..%d", name, a->ndim, ND_MAX_DIMS);
+    return NULL;
+}
+
+/* Why (ndim, shape) is not a valid shape, or NULL: ndim in 0..8, shape
+ * given when ndim > 0, sizes >= 0, at most 2^58 elements. */
+static const char *bad_shape(k_ctx *k, int ndim, const int64_t *shape)
+{
+    if (ndim < 0 || ndim > ND_MAX_DIMS)
+        return say(k, "ndim %d is outside 0..%d", ndim, ND_MAX_DIMS);
+    if (ndim > 0 && shape == NULL)
+        return say(k, "the shape is NULL but ndim is %d", ndim);
+    int64_t n = 1;
+    for (int d = 0; d < ndim; d++) {
+        if (shape[d] < 0)
+            return say(k, "axis %d has the negative size %" PRId64, d, shape[d]);
+        if (shape[d] != 0 && n > ((int64_t)1 << 58) / shape[d])
+            return say(k, "the shape has too many elements (more than 2^58)");
+        n *= shape[d];
+    }
+    return NULL;
+}
+
+static const int64_t *list_of(const k_call *c, int i)
+{
+    return c->list_null[i] ? NULL : c->list[i];
+}
+
+/* A possibly negative axis, for ndim axes: false when out of range. */
+static bool norm_axis(int64_t ax, int ndim, int *out)
+{
+    if (ax < -ndim || ax >= ndim)
+        return false;
+    *out = (int)(ax < 0 ? ax + ndim : ax);
+    return true;
+}
+
+static bool same_device(const k_call *c, int i, int j)
+{
+    const k_buf *x = &c->bufs[c->args[i].buf], *y = &c->bufs[c->args[j].buf];
+    return (x->on ? x->on - 1 : (int)c->dev) == (y->on ? y->on - 1 : (int)c->dev);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Results                                                                */
+/* ---------------------------------------------------------------------- */
+
+static void view_of(k_want *w, const k_arr *a, int ndim, const int64_t *shape,
+                    const int64_t *strides, int64_t offset)
+{
+    w->view = true;
+    w->buf = a->buf;
+    w->ndim = ndim;
+    memcpy(w->shape, shape, (size_t)ndim * sizeof *shape);
+    memcpy(w->strides, strides, (size_t)ndim * sizeof *strides);
+    w->offset = offset;
+}
+
+/* A new array of this shape; its values to be filled in. */
+static float *new_array(k_ctx *k, k_want *w, int ndim, const int64_t *shape, k_tol tol)
+{
+    w->ndim = ndim;
+    memcpy(w->shape, shape, (size_t)ndim * sizeof *shape);
+    w->tol = tol;
+    w->ulps = 4;
+    w->vals = k_floats(k, k_numel(ndim, shape));
+    return w->vals;
+}
+
+static int64_t *ivals(k_ctx *k, k_want *w, int n)
+{
+    w->nvals = n;
+    w->ivals = k_mem(k, (size_t)(n > 0 ? n : 1) * sizeof(int64_t));
+    for (int i = 0; i < n; i++)
+        w->ivals[i] = K_POISON64;
+    return w->ivals;
+}
+
+/* The value of input a at output position idx (of an ndim-axis output):
+ * aligned at the right, a size-1 axis read at 0. */
+static float read_bcast(const k_call *c, const k_arr *a, int ndim, const int64_t *idx)
+{
+    int64_t off = a->offset;
+    for (int d = 0; d < a->ndim; d++)
+        if (a->shape[d] != 1)
+            off += idx[d + ndim - a->ndim] * a->strides[d];
+    return c->bufs[a->buf].v[off];
+}
+
+static k_buf *copy_buffers(k_ctx *k, const k_call *c, k_want *w)
+{
+    w->inplace = true;
+    for (int i = 0; i < c->nbufs; i++) {
+        w->after[i].n = c->bufs[i].n;
+        w->after[i].v = k_floats(k, c->bufs[i].n);
+        memcpy(w->after[i].v, c->bufs[i].v, (size_t)c->bufs[i].n * sizeof(float));
+    }
+    return w->after;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Lesson 1: views                                                        */
+/* ---------------------------------------------------------------------- */
+
+static bool compact_layout(const k_arr *a)
+{
+    if (k_numel(a->ndim, a->shape) == 0)
+        return true;
+    int64_t want = 1;
+    for (int d = a->ndim - 1; d >= 0; d--) {
+        if (a->shape[d] == 1)
+            continue;
+        if (a->strides[d] != want)
+            return false;
+        want *= a->shape[d];
+    }
+    return true;
+}
+
+static k_want views(k_ctx *k, const k_call *c)
+{
+    k_want w = { 0 };
+    const k_arr *a = arg(c, 0);
+    const char *why;
+    bool no_out = c->out == K_OUT_NULL;
+    switch (c->op) {
+    case K_COMPACT_STRIDES: {
+        int64_t *v = ivals(k, &w, K_LIST);
+        if ((why = bad_shape(k, c->n, list_of(c, 0))) != NULL)
+            ERR(ND_ERR_ARG, "%s", why);
+        if (c->n > 0 && no_out)
+            ERR(ND_ERR_ARG, "argument 'strides' is NULL");
+        for (int d = c->n - 1; d >= 0; d--)
+            v[d] = d == c->n - 1 ? 1 : v[d + 1] * c->list[0][d + 1];
+        return w;
+    }
+    case K_IS_COMPACT:
+        ivals(k, &w, 1)[0] = 0xAB;
+        if ((why = bad_array(k, c, 0, "a")) != NULL)
+            ERR(ND_ERR_ARG, "%s", why);
+        if (no_out)
+            ERR(ND_ERR_ARG, "argument 'result' is NULL");
+        w.ivals[0] = compact_layout(a);
+        return w;
+    case K_OFFSET_OF: {
+        ivals(k, &w, 1);
+        if ((why = bad_array(k, c, 0, "a")) != NULL)
+            ERR(ND_ERR_ARG, "%s", why);
+        if (no_out || (a->ndim > 0 && c->list_null[0]))
+            ERR(ND_ERR_ARG, "argument '%s' is NULL", no_out ? "offset" : "index");
+        for (int d = 0; d < a->ndim; d++)
+            if (c->list[0][d] < 0 || c->list[0][d] >= a->shape[d])
+                ERR(ND_ERR_INDEX, "index %" PRId64 " is out of range for axis %d of size %"
+                    PRId64 " (indices are not wrapped: 0 <= index < size)", c->list[0][d], d,
+                    a->shape[d]);
+        w.ivals[0] = k_offset(a, c->list[0]);
+        return w;
+    }
+    default:
+        break;
+    }
+    if ((why = bad_array(k, c, 0, "a")) != NULL)
+        ERR(ND_ERR_ARG, "%s", why);
+    int64_t shape[ND_MAX_DIMS], strides[ND_MAX_DIMS];
+    switch (c->op) {
+    case K_RESHAPE: {
+        if (c->n < 0 || c->n > ND_MAX_DIMS)
+            ERR(ND_ERR_ARG, "ndim %d is outside 0..%d", c->n, ND_MAX_DIMS);
+        if (no_out || (c->n > 0 && c->list_null[0]))
+            ERR(ND_ERR_ARG, "argument '%s' is NULL", no_out ? "out" : "shape");
+        int infer = -1;
+        for (int d = 0; d < c->n; d++) {
+            shape[d] = c->list[0][d];
+            if (shape[d] == -1) {
+                if (infer >= 0)
+                    ERR(ND_ERR_ARG, "the shape has -1 on axes %d and %d: only one size can "
+                        "be inferred", infer, d);
+                infer = d;
+                shape[d] = 1;
+            }
+        }
+        if ((why = bad_shape(k, c->n, shape)) != NULL)
+            ERR(ND_ERR_ARG, "the new shape is not valid: %s", why);
+        int64_t n = k_numel(a->ndim, a->shape), known = k_numel(c->n, shape);
+        if (infer >= 0) {
+            if (known == 0 || n % known != 0)
+                ERR(ND_ERR_SHAPE, "the -1 cannot be inferred: %" PRId64 " elements are not a "
+                    "multiple of the other sizes' product, %" PRId64, n, known);
+            shape[infer] = n / known;
+        }
+        if (k_numel(c->n, shape) != n)
+            ERR(ND_ERR_SHAPE, "the element counts differ: %" PRId64 " and %" PRId64, n,
+                k_numel(c->n, shape));
+        if (!compact_layout(a))
+            ERR(ND_ERR_LAYOUT, "the array is not compact, so no strides can show it in a "
+                "new shape (a reshape never copies)");
+        for (int d = c->n - 1; d >= 0; d--)
+            strides[d] = d == c->n - 1 ? 1 : strides[d + 1] * shape[d + 1];
+        view_of(&w, a, c->n, shape, strides, a->offset);
+        return w;
+    }
+    case K_PERMUTE: {
+        if (no_out || (a->ndim > 0 && c->list_null[0]))
+            ERR(ND_ERR_ARG, "argument '%s' is NULL", no_out ? "out" : "axes");
+        bool seen[ND_MAX_DIMS] = { false };
+        for (int i = 0; i < a->ndim; i++) {
+            int ax;
+            if (!norm_axis((int)c->list[0][i], a->ndim, &ax))
+                ERR(ND_ERR_AXIS, "axis %d is out of range for %d axes", (int)c->list[0][i],
+                    a->ndim);
+            if (seen[ax])
+                ERR(ND_ERR_AXIS, "axis %d is named twice: axes must be a permutation", ax);
+            seen[ax] = true;
+            shape[i] = a->shape[ax];
+            strides[i] = a->strides[ax];
+        }
+        view_of(&w, a, a->ndim, shape, strides, a->offset);
+        return w;
+    }
+    case K_BROADCAST_TO: {
+        if ((why = bad_shape(k, c->n, list_of(c, 0))) != NULL)
+            ERR(ND_ERR_ARG, "%s", why);
+        if (no_out)
+            ERR(ND_ERR_ARG, "argument 'out' is NULL");
+        if (c->n < a->ndim)
+            ERR(ND_ERR_SHAPE, "the target has fewer axes (%d) than the array (%d)", c->n,
+                a->ndim);
+        int lead = c->n - a->ndim;
+        for (int d = 0; d < c->n; d++) {
+            int j = d - lead;
+            if (j < 0 || (a->shape[j] == 1 && c->list[0][d] != 1))
+                strides[d] = 0;
+            else if (a->shape[j] == c->list[0][d])
+                strides[d] = a->strides[j];
+            else
+                ERR(ND_ERR_SHAPE, "axis %d of size %" PRId64 " cannot stretch to %" PRId64
+                    " (only size 1 stretches)", j, a->shape[j], c->list[0][d]);
+        }
+        view_of(&w, a, c->n, c->list[0], strides, a->offset);
+        return w;
+    }
+    case K_SLICE: {
+        if (c->n < 0 || c->n > a->ndim)
+            ERR(ND_ERR_ARG, "%d indices for an array of %d axes", c->n, a->ndim);
+        if (no_out || (c->n > 0 && c->list_null[0]))
+            ERR(ND_ERR_ARG, "argument '%s' is NULL", no_out ? "out" : "idx");
+        int m = 0;
+        int64_t off = a->offset;
+        for (int d = 0; d < a->ndim; d++) {
+            nd_index ix = d < c->n ? c->idx[d] : ND_ALL;
+            int64_t size = a->shape[d];
+            if (ix.kind == ND_INDEX_INT) {
+                int64_t i = ix.i < 0 ? ix.i + size : ix.i;
+                if (i < 0 || i >= size)
+                    ERR(ND_ERR_INDEX, "index %" PRId64 " is out of range for axis %d of size %"
+                        PRId64, ix.i, d, size);
+                off += i * a->strides[d];
+                continue;
+            }
+            if (ix.kind != ND_INDEX_SLICE)
+                ERR(ND_ERR_ARG, "index %d has the unknown kind %d", d, (int)ix.kind);
+            if (ix.step == 0)
+                ERR(ND_ERR_INDEX, "axis %d has a slice step of 0", d);
+            /* Python's slice.indices(), in 128-bit arithmetic */
+            __int128 step = ix.step, lo = step < 0 ? -1 : 0, hi = step < 0 ? size - 1 : size;
+            __int128 start = ix.start, stop = ix.stop;
+            if (ix.start == ND_NONE)
+                start = step < 0 ? hi : lo;
+            else if (start < 0)
+                start = start + size < lo ? lo : start + size;
+            else if (start > hi)
+                start = hi;
+            if (ix.stop == ND_NONE)
+                stop = step < 0 ? lo : hi;
+            else if (stop < 0)
+                stop = stop + size < lo ? lo : stop + size;
+            else if (stop > hi)
+                stop = hi;
+            __int128 count = step > 0 ? (start < stop ? (stop - start - 1) / step + 1 : 0)
+                                      : (stop < start ? (start - stop - 1) / -step + 1 : 0);
+            if (count > 0)
+                off += (int64_t)start * a->strides[d];
+            shape[m] = (int64_t)count;
+            strides[m++] = count > 1 ? (int64_t)(step * a->strides[d]) : a->strides[d];
+        }
+        view_of(&w, a, m, shape, strides, off);
+        return w;
+    }
+    case K_DIAGONAL: {
+        if (a->ndim < 2)
+            ERR(ND_ERR_ARG, "a diagonal needs at least 2 axes; the array has %d", a->ndim);
+        if (no_out)
+            ERR(ND_ERR_ARG, "argument 'out' is NULL");
+        int x, y;
+        if (!norm_axis(c->at[1], a->ndim, &x) || !norm_axis(c->at[2], a->ndim, &y))
+            ERR(ND_ERR_AXIS, "axis %" PRId64 " is out of range for %d axes",
+                norm_axis(c->at[1], a->ndim, &x) ? c->at[2] : c->at[1], a->ndim);
+        if (x == y)
+            ERR(ND_ERR_AXIS, "axis1 and axis2 are both axis %d", x);
+        int64_t off = c->at[0], n1 = a->shape[x], n2 = a->shape[y], len = 0;
+        int64_t start = a->offset;
+        if (off >= 0 && off < n2) {
+            len = n1 < n2 - off ? n1 : n2 - off;
+            start += off * a->strides[y];
+        } else if (off < 0 && off > -n1) {
+            len = n1 + off < n2 ? n1 + off : n2;
+            start += -off * a->strides[x];
+        }
+        int m = 0;
+        for (int d = 0; d < a->ndim; d++)
+            if (d != x && d != y) {
+                shape[m] = a->shape[d];
+                strides[m++] = a->strides[d];
+            }
+        shape[m] = len;
+        strides[m++] = a->strides[x] + a->strides[y];
+        view_of(&w, a, m, shape, strides, start);
+        return w;
+    }
+    default:
+        ERR(ND_ERR_ARG, "not a view op");
+    }
+}
+
+/* ---------------------------------------------------------------------- */
+/* Lesson 2                                                               */
+/* ---------------------------------------------------------------------- */
+
+static k_want lesson2(k_ctx *k, const k_call *c)
+{
+    k_want w = { 0 };
+    const char *why;
+    const k_arr *a = arg(c, 0), *b = arg(c, 1);
+    switch (c->op) {
+    case K_ITER: {
+        if ((why = bad_shape(k, c->n, list_of(c, 0))) != NULL)
+            ERR(ND_ERR_ARG, "%s", why);
+        if (c->out == K_OUT_NULL)
+            ERR(ND_ERR_ARG, "argument 'it' is NULL");
+        int nd = c->n;
+        int64_t n = k_numel(nd, c->list[0]);
+        int64_t *v = ivals(k, &w, (int)(6 + (n + 1) * nd));
+        v[0] = n;
+        v[1] = 1;
+        v[2] = nd;
+        v[3] = n;
+        v[4] = 0;
+        v[5] = n;
+        for (int64_t i = 0; i < n; i++)
+            k_unravel(i, nd, c->list[0], v + 6 + i * nd);
+        if (n > 0)
+            memcpy(v + 6 + n * nd, v + 6 + (n - 1) * nd, (size_t)nd * sizeof(int64_t));
+        return w;
+    }
+    case K_SIMPLIFY_DIMS: {
+        if (c->out == K_OUT_NULL)
+            ERR(ND_ERR_ARG, "argument 'ndim' is NULL");
+        if ((why = bad_shape(k, c->n, list_of(c, 0))) != NULL)
+            ERR(ND_ERR_ARG, "%s", why);
+        if (c->n > 0 && c->list_null[1])
+            ERR(ND_ERR_ARG, "argument 'strides_a' is NULL");
+        int64_t *v = ivals(k, &w, 1 + 3 * K_LIST), l[3][K_LIST];
+        memcpy(l, c->list, sizeof l);
+        bool two = !c->list_null[2];
+        int m = 0;
+        for (int d = 0; d < c->n; d++) {
+            if (l[0][d] == 1)
+                continue;
+            if (m > 0 && l[1][m - 1] == l[0][d] * l[1][d] &&
+                (!two || l[2][m - 1] == l[0][d] * l[2][d])) {
+                l[0][m - 1] *= l[0][d];
+                l[1][m - 1] = l[1][d];
+                l[2][m - 1] = l[2][d];
+                continue;
+            }
+            for (int i = 0; i < 3; i++)
+                l[i][m] = l[i][d];
+            m++;
+        }
+        v[0] = m;
+        for (int i = 0; i < 3; i++)
+            memcpy(v + 1 + i * K_LIST, l[i], (size_t)m * sizeof(int64_t));
+        return w;
+    }
+    case K_COMPACT: {
+        if ((why = bad_array(k, c, 0, "a")) != NULL)
+            ERR(ND_ERR_ARG, "%s", why);
+        if (c->out == K_OUT_NULL)
+            ERR(ND_ERR_ARG, "argument 'out' is NULL");
+        float *v = new_array(k, &w, a->ndim, a->shape, K_EXACT);
+        int64_t idx[ND_MAX_DIMS];
+        for (int64_t i = 0; i < k_numel(a->ndim, a->shape); i++) {
+            k_unravel(i, a->ndim, a->shape, idx);
+            v[i] = c->bufs[a->buf].v[k_offset(a, idx)];
+        }
+        return w;
+    }
+    case K_SETITEM:
+    case K_SETITEM_SCALAR: {
+        bool scalar = c->op == K_SETITEM_SCALAR;
+        if ((why = bad_array(k, c, 0, "dst")) != NULL)
+            ERR(ND_ERR_ARG, "%s", why);
+        if (!scalar && (why = bad_array(k, c, 1, "src")) != NULL)
+            ERR(ND_ERR_ARG, "%s", why);
+        if (!scalar && !same_device(c, 0, 1))
+            ERR(ND_ERR_DEVICE, "dst and src live on different devices");
+        int skip = 0;
+        while (!scalar && b->ndim - skip > a->ndim && b->shape[skip] == 1)
+            skip++;
+        if (!scalar) {
+            int nb = b->ndim - skip;
+            if (nb > a->ndim)
+                ERR(ND_ERR_SHAPE, "src has more axes (%d) than dst (%d), and not all of the "
+                    "extra leading ones have size 1", b->ndim, a->ndim);
+            for (int d = 0; d < nb; d++) {
+                int64_t sd = b->shape[skip + d], dd = a->shape[d + a->ndim - nb];
+                if (sd != dd && sd != 1)
+                    ERR(ND_ERR_SHAPE, "src's axis %d has size %" PRId64 ", which neither is "
+                        "dst's %" PRId64 " nor 1", skip + d, sd, dd);
+            }
+        }
+        k_buf *after = copy_buffers(k, c, &w);
+        int64_t idx[ND_MAX_DIMS];
+        for (int64_t i = 0; i < k_numel(a->ndim, a->shape); i++) {
+            k_unravel(i, a->ndim, a->shape, idx);
+            float v = scalar ? c->scalar : read_bcast(c, b, a->ndim, idx);
+            after[a->buf].v[k_offset(a, idx)] = v;
+        }
+        return w;
+    }
+    default:
+        ERR(ND_ERR_ARG, "not a lesson 2 op");
+    }
+}
+
+/* ---------------------------------------------------------------------- */
+/* Lesson 3: elementwise                                                  */
+/* ---------------------------------------------------------------------- */
+
+bool k_broadcast_shape(int na, const int64_t *a, int nb, const int64_t *b, int *nout,
+                       int64_t *out)
+{
+    int n = na > nb ? na : nb;
+    for (int d = 0; d < n; d++) {
+        int64_t x = d - (n - na) >= 0 ? a[d - (n - na)] : 1;
+        int64_t y = d - (n - nb) >= 0 ? b[d - (n - nb)] : 1;
+        if (x != y && x != 1 && y != 1)
+            return false;
+        out[d] = x == 1 ? y : x;
+    }
+    *nout = n;
+    return true;
+}
+
+static float binop(int op, float x, float y)
+{
+    double a = x, b = y;
+    switch (op) {
+    case ND_ADD: return (float)(a + b);
+    case ND_SUB: return (float)(a - b);
+    case ND_MUL: return (float)(a * b);
+    case ND_DIV: return (float)(a / b);
+    case ND_POW: return (float)pow(a, b);
+    case ND_MAXIMUM: return isnan(x) || isnan(y) ? NAN : x > y ? x : y;
+    case ND_EQ: return x == y ? 1.0f : 0.0f;
+    default: return x >= y ? 1.0f : 0.0f;
+    }
+}
+
+static float unop(int op, float x)
+{
+    switch (op) {
+    case ND_NEG: return -x;
+    case ND_LOG: return (float)log((double)x);
+    case ND_EXP: return (float)exp((double)x);
+    case ND_TANH: return (float)tanh((double)x);
+    default: return fabsf(x);
+    }
+}
+
+static k_tol binop_tol(int op)
+{
+    return op == ND_POW ? K_ULPS : op == ND_MAXIMUM ? K_EXACT_ZERO : K_EXACT;
+}
+
+static k_want ewise(k_ctx *k, const k_call *c)
+{
+    k_want w = { 0 };
+    const char *why;
+    bool unary = c->op == K_UNARY || c->op == K_UNARY_INTO;
+    bool scalar = c->op == K_SCALAR || c->op == K_SCALAR_INTO;
+    bool into = c->op == K_BINARY_INTO || c->op == K_SCALAR_INTO || c->op == K_UNARY_INTO;
+    int nops = unary ? ND_ABS + 1 : ND_GE + 1;
+    if (c->code < 0 || c->code >= nops)
+        ERR(ND_ERR_ARG, "op %d is unknown: it must be 0..%d", c->code, nops - 1);
+    if ((why = bad_array(k, c, 0, "a")) != NULL)
+        ERR(ND_ERR_ARG, "%s", why);
+    const k_arr *a = arg(c, 0), *b = NULL, *dst = NULL;
+    int ndim = a->ndim, dsti = unary || scalar ? 1 : 2;
+    int64_t shape[ND_MAX_DIMS];
+    memcpy(shape, a->shape, sizeof shape);
+    if (!unary && !scalar) {
+        if ((why = bad_array(k, c, 1, "b")) != NULL)
+            ERR(ND_ERR_ARG, "%s", why);
+        b = arg(c, 1);
+        if (!same_device(c, 0, 1))
+            ERR(ND_ERR_DEVICE, "a and b live on different devices");
+    }
+    if (!into && c->out == K_OUT_NULL)
+        ERR(ND_ERR_ARG, "argument 'out' is NULL");
+    if (b != NULL && !k_broadcast_shape(a->ndim, a->shape, b->ndim, b->shape, &ndim, shape))
+        ERR(ND_ERR_SHAPE, "the shapes of a and b do not broadcast (aligned at the right, "
+            "each pair of sizes must be equal or contain a 1)");
+    if (into) {
+        if ((why = bad_array(k, c, dsti, "dst")) != NULL)
+            ERR(ND_ERR_ARG, "%s", why);
+        dst = arg(c, dsti);
+        if (!same_device(c, 0, dsti))
+            ERR(ND_ERR_DEVICE, "a and dst live on different devices");
+        bool same = dst->ndim == ndim;
+        for (int d = 0; d < ndim && same; d++)
+            same = dst->shape[d] == shape[d];
+        if (!same)
+            ERR(ND_ERR_SHAPE, "dst's shape is not the result's shape");
+    }
+    k_tol tol = unary ? (c->code == ND_NEG || c->code == ND_ABS ? K_EXACT : K_ULPS)
+                      : binop_tol(c->code);
+    float *v = new_array(k, &w, ndim, shape, tol);
+    int64_t idx[ND_MAX_DIMS];
+    for (int64_t i = 0; i < k_numel(ndim, shape); i++) {
+        k_unravel(i, ndim, shape, idx);
+        float x = read_bcast(c, a, ndim, idx);
+        v[i] = unary ? unop(c->code, x)
+                     : binop(c->code, x, scalar ? c->scalar : read_bcast(c, b, ndim, idx));
+    }
+    if (into) {   /* the values land in dst's buffer */
+        k_buf *after = copy_buffers(k, c, &w);
+        for (int64_t i = 0; i < k_numel(ndim, shape); i++) {
+            k_unravel(i, ndim, shape, idx);
+            after[dst->buf].v[k_offset(dst, idx)] = v[i];
+        }
+    }
+    return w;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Lessons 4 and 5                                                        */
+/* ---------------------------------------------------------------------- */
+
+/* Sum within (log2(n) + 2) roundings of the sum of magnitudes: a pairwise
+ * or compensated sum meets it, a running float sum of a long row does not.
+ * A sum that could overflow a float takes any value. */
+static void sum_bound(double sum, double mag, int64_t n, bool special, float *v, double *bound)
+{
+    *v = (float)sum;
+    double lg = 2;
+    for (int64_t m = n; m > 1; m /= 2)
+        lg += 1;
+    *bound = special ? 0 : mag > 0x1p126 ? INFINITY : lg * 0x1p-24 * mag + 1e-38;
+}
+
+static k_want reduce(k_ctx *k, const k_call *c)
+{
+    k_want w = { 0 };
+    const char *why;
+    if (c->code != ND_SUM && c->code != ND_MAX)
+        ERR(ND_ERR_ARG, "op %d is unknown: it must be ND_SUM or ND_MAX", c->code);
+    if ((why = bad_array(k, c, 0, "a")) != NULL)
+        ERR(ND_ERR_ARG, "%s", why);
+    const k_arr *a = arg(c, 0);
+    if (c->out == K_OUT_NULL)
+        ERR(ND_ERR_ARG, "argument 'out' is NULL");
+    if (c->n < ND_ALL_AXES || c->n > a->ndim)
+        ERR(ND_ERR_ARG, "naxes %d is out of range: it must be 0..%d or ND_ALL_AXES (-1)", c->n,
+            a->ndim);
+    if (c->n > 0 && c->list_null[0])
+        ERR(ND_ERR_ARG, "argument 'axes' is NULL but naxes is %d", c->n);
+    bool red[ND_MAX_DIMS];
+    for (int d = 0; d < a->ndim; d++)
+        red[d] = c->n == ND_ALL_AXES;
+    for (int i = 0; i < c->n; i++) {
+        int ax;
+        if (!norm_axis((int)c->list[0][i], a->ndim, &ax))
+            ERR(ND_ERR_AXIS, "axis %d is out of range for %d axes", (int)c->list[0][i],
+                a->ndim);
+        if (red[ax])
+            ERR(ND_ERR_AXIS, "axis %d is named twice", ax);
+        red[ax] = true;
+    }
+    for (int d = 0; d < a->ndim; d++)
+        if (c->code == ND_MAX && red[d] && a->shape[d] == 0)
+            ERR(ND_ERR_SHAPE, "the max over axis %d of size 0 is undefined", d);
+    /* kept axes (the output's), reduced axes (each output's block) */
+    int nk = 0, nr = 0, nout = 0;
+    int64_t kshape[ND_MAX_DIMS], rshape[ND_MAX_DIMS], oshape[ND_MAX_DIMS];
+    int kax[ND_MAX_DIMS], rax[ND_MAX_DIMS];
+    for (int d = 0; d < a->ndim; d++) {
+        if (red[d]) {
+            rax[nr] = d;
+            rshape[nr++] = a->shape[d];
+        } else {
+            kax[nk] = d;
+            kshape[nk++] = a->shape[d];
+        }
+        if (!red[d] || c->keepdims)
+            oshape[nout++] = red[d] ? 1 : a->shape[d];
+    }
+    float *v = new_array(k, &w, nout, oshape, c->code == ND_SUM ? K_BOUND : K_EXACT_ZERO);
+    int64_t nouts = k_numel(nk, kshape), nblock = k_numel(nr, rshape);
+    w.bound = k_mem(k, (size_t)(nouts > 0 ? nouts : 1) * sizeof(double));
+    const float *data = c->bufs[a->buf].v;
+    for (int64_t o = 0; o < nouts; o++) {
+        int64_t ki[ND_MAX_DIMS], ri[ND_MAX_DIMS], idx[ND_MAX_DIMS];
+        k_unravel(o, nk, kshape, ki);
+        for (int i = 0; i < nk; i++)
+            idx[kax[i]] = ki[i];
+        double sum = 0, mag = 0;
+        float mx = -INFINITY;
+        bool nan = false, pinf = false, ninf = false;
+        for (int64_t r = 0; r < nblock; r++) {
+            k_unravel(r, nr, rshape, ri);
+            for (int i = 0; i < nr; i++)
+                idx[rax[i]] = ri[i];
+            float x = data[k_offset(a, idx)];
+            nan |= isnan(x);
+            pinf |= x == INFINITY;
+            ninf |= x == -INFINITY;
+            if (isfinite(x)) {
+                sum += x;
+                mag += fabs(x);
+            }
+            if (r == 0 || x > mx)
+                mx = x;
+        }
+        if (c->code == ND_MAX) {
+            v[o] = nan ? NAN : mx;
+            continue;
+        }
+        bool special = nan || pinf || ninf;
+        sum_bound(nan || (pinf && ninf) ? NAN : pinf ? INFINITY : ninf ? -INFINITY : sum, mag,
+                  nblock, special, &v[o], &w.bound[o]);
+    }
+    return w;
+}
+
+static k_want matmul(k_ctx *k, const k_call *c)
+{
+    k_want w = { 0 };
+    const char *why;
+    if ((why = bad_array(k, c, 0, "a")) != NULL || (why = bad_array(k, c, 1, "b")) != NULL)
+        ERR(ND_ERR_ARG, "%s", why);
+    if (c->out == K_OUT_NULL)
+        ERR(ND_ERR_ARG, "argument 'out' is NULL");
+    if (!same_device(c, 0, 1))
+        ERR(ND_ERR_DEVICE, "a and b live on different devices");
+    const k_arr *a = arg(c, 0), *b = arg(c, 1);
+    if (a->ndim < 2 || b->ndim < 2)
+        ERR(ND_ERR_ARG, "both inputs need 2 or more axes (a has %d, b has %d)", a->ndim, b->ndim);
+    int64_t m = a->shape[a->ndim - 2], kk = a->shape[a->ndim - 1], n = b->shape[b->ndim - 1];
+    if (b->shape[b->ndim - 2] != kk)
+        ERR(ND_ERR_SHAPE, "a has %" PRId64 " columns but b has %" PRId64 " rows", kk,
+            b->shape[b->ndim - 2]);
+    int nb, nd;
+    int64_t batch[ND_MAX_DIMS], shape[ND_MAX_DIMS];
+    if (!k_broadcast_shape(a->ndim - 2, a->shape, b->ndim - 2, b->shape, &nb, batch))
+        ERR(ND_ERR_SHAPE, "the batch axes (all but the last two) do not broadcast");
+    memcpy(shape, batch, (size_t)nb * sizeof *shape);
+    shape[nb] = m;
+    shape[nb + 1] = n;
+    nd = nb + 2;
+    float *v = new_array(k, &w, nd, shape, K_BOUND);
+    int64_t total = k_numel(nd, shape);
+    w.bound = k_mem(k, (size_t)(total > 0 ? total : 1) * sizeof(double));
+    for (int64_t o = 0; o < total; o++) {
+        int64_t idx[ND_MAX_DIMS], ia[ND_MAX_DIMS], ib[ND_MAX_DIMS];
+        k_unravel(o, nd, shape, idx);
+        double sum = 0, mag = 0;
+        for (int64_t j = 0; j < kk; j++) {
+            memcpy(ia, idx, sizeof ia);
+            memcpy(ib, idx, sizeof ib);
+            ia[nd - 1] = j;
+            ib[nd - 2] = j;
+            double x = read_bcast(c, a, nd, ia), y = read_bcast(c, b, nd, ib);
+            sum += x * y;
+            mag += fabs(x * y);
+        }
+        v[o] = (float)sum;
+        w.bound[o] = isfinite(sum) ? 2 * (double)(kk + 2) * 0x1p-24 * mag + 1e-38 : 0;
+    }
+    return w;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Lessons 6 and 7                                                        */
+/* ---------------------------------------------------------------------- */
+
+/* The simplified permutation, as nd.h defines it. */
+static void simplify_perm(int ndim, const int64_t *shape, const int64_t *perm, int *out_n,
+                          int64_t *out_shape, int64_t *out_perm)
+{
+    int id[K_LIST], m = 0, n = 0, p[K_LIST], group[K_LIST], g = -1, q = 0;
+    int64_t sizes[K_LIST], gshape[K_LIST];
+    bool joins[K_LIST] = { false };
+    for (int a = 0; a < ndim; a++) {
+        id[a] = shape[a] == 1 ? -1 : m;
+        if (shape[a] != 1)
+            sizes[m++] = shape[a];
+    }
+    for (int i = 0; i < ndim; i++)
+        if (id[perm[i]] >= 0)
+            p[n++] = id[perm[i]];
+    for (int i = 1; i < n; i++)
+        if (p[i] == p[i - 1] + 1)
+            joins[p[i]] = true;
+    for (int a = 0; a < m; a++) {
+        if (!joins[a])
+            gshape[++g] = 1;
+        group[a] = g;
+        gshape[g] *= sizes[a];
+    }
+    for (int i = 0; i < n; i++)
+        if (!joins[p[i]])
+            out_perm[q++] = group[p[i]];
+    memcpy(out_shape, gshape, (size_t)q * sizeof *gshape);
+    *out_n = q;
+}
+
+static const char *bad_perm(k_ctx *k, int ndim, const int64_t *perm, nd_status *s)
+{
+    *s = ND_ERR_ARG;
+    if (ndim > 0 && perm == NULL)
+        return say(k, "argument 'perm' is NULL");
+    bool seen[K_LIST] = { false };
+    *s = ND_ERR_AXIS;
+    for (int i = 0; i < ndim; i++) {
+        if (perm[i] < 0 || perm[i] >= ndim)
+            return say(k, "perm names axis %" PRId64 ", out of range for %d axes", perm[i], ndim);
+        if (seen[perm[i]])
+            return say(k, "perm names axis %" PRId64 " twice", perm[i]);
+        seen[perm[i]] = true;
+    }
+    return NULL;
+}
+
+static k_want lesson7(k_ctx *k, const k_call *c)
+{
+    k_want w = { 0 };
+    const char *why;
+    nd_status s;
+    if (c->op == K_INDEX_TO_OFFSET) {
+        int64_t idx[ND_MAX_DIMS];
+        k_unravel(c->at[0], c->n, c->list[0], idx);
+        int64_t off = c->at[1];
+        for (int d = 0; d < c->n; d++)
+            off += idx[d] * c->list[1][d];
+        ivals(k, &w, 1)[0] = off;
+        return w;
+    }
+    if (c->op == K_SIMPLIFY_PERM) {
+        int64_t *v = ivals(k, &w, 1 + 2 * K_LIST);
+        if (c->at[0]) {   /* in place: untouched outputs are the inputs */
+            memcpy(v + 1, c->list[0], K_LIST * sizeof(int64_t));
+            memcpy(v + 1 + K_LIST, c->list[1], K_LIST * sizeof(int64_t));
+        }
+        if ((why = bad_shape(k, c->n, list_of(c, 0))) != NULL)
+            ERR(ND_ERR_ARG, "%s", why);
+        if ((why = bad_perm(k, c->n, list_of(c, 1), &s)) != NULL)
+            ERR(s, "%s", why);
+        if (c->list_null[2])
+            ERR(ND_ERR_ARG, "argument 'out_ndim' is NULL");
+        int q;
+        simplify_perm(c->n, c->list[0], c->list[1], &q, v + 1, v + 1 + K_LIST);
+        v[0] = q;
+        return w;
+    }
+    /* K_PERMUTE_BYTES: at[0] elem_bytes, at[1] src offset, at[2] dst
+     * offset (bytes), at[3] flags (1 src NULL, 2 dst NULL, 4 dst in src's
+     * buffer); the buffers start 16-byte aligned. */
+    int64_t e = c->at[0];
+    ivals(k, &w, 1);
+    if (c->dev != ND_CPU && c->dev != ND_CUDA)
+        ERR(ND_ERR_ARG, "unknown device %d", (int)c->dev);
+    if (e != 1 && e != 2 && e != 4 && e != 8 && e != 16)
+        ERR(ND_ERR_ARG, "elem_bytes is %" PRId64 "; it must be 1, 2, 4, 8 or 16", e);
+    if (c->code > 4 || c->code < -1)
+        ERR(ND_ERR_ARG, "version %d is not 0 (auto) to 4", c->code);
+    if ((why = bad_shape(k, c->n, list_of(c, 0))) != NULL)
+        ERR(ND_ERR_ARG, "%s", why);
+    if ((why = bad_perm(k, c->n, list_of(c, 1), &s)) != NULL)
+        ERR(s, "%s", why);
+    int64_t numel = k_numel(c->n, c->list[0]), bytes = numel * e;
+    int64_t src = c->at[1], dst = c->at[2] + (c->at[3] & 4 ? 0 : ((int64_t)1 << 40));
+    if (numel > 0 && (c->at[3] & 3))
+        ERR(ND_ERR_ARG, "argument '%s' is NULL", c->at[3] & 1 ? "src_ptr" : "dst_ptr");
+    if (numel > 0 && src < dst + bytes && dst < src + bytes)
+        ERR(ND_ERR_ARG, "src and dst overlap");
+    /* the plan: simplify, then the movement unit and the version */
+    int n;
+    int64_t sh[K_LIST], p[K_LIST];
+    simplify_perm(c->n, c->list[0], c->list[1], &n, sh, p);
+    bool identity = true;
+    for (int d = 0; d < n; d++)
+        identity = identity && p[d] == d;
+    bool last_kept = n > 0 && p[n - 1] == n - 1;
+    int64_t together = last_kept ? sh[n - 1] * e : e, bits = together | src | dst, unit = 16;
+    while (bits % unit != 0)
+        unit /= 2;
+    if (last_kept)
+        sh[n - 1] = together / unit;
+    bool aligned = last_kept || unit == e;
+    bool t2 = n == 2 && p[0] == 1, t3 = n == 3 && p[0] == 0 && p[1] == 2;
+    bool transpose = aligned && (t2 || t3);
+    int64_t rows = transpose ? sh[n - 2] : 0, cols = transpose ? sh[n - 1] : 0;
+    bool pairs = transpose && e == 2 && rows % 2 == 0 && cols % 2 == 0 && (src | dst) % 4 == 0;
+    int version = c->code < 0 ? 0 : c->code, ran = version;
+    if (version == 0)
+        ran = identity ? 0 : !aligned ? 1 : transpose && rows >= 16 && cols >= 16 ? (pairs ? 4 : 3)
+                                                                              : 2;
+    else if (version == 2 && !aligned)
+        ERR(ND_ERR_ARG, "version 2 (generic) cannot do it: an address is not a multiple of the "
+            "element size");
+    else if (version == 3 && !transpose)
+        ERR(ND_ERR_ARG, "version 3 (transpose) cannot do it: it does not simplify to (1,0) "
+            "or (0,2,1) of aligned elements");
+    else if (version == 4 && !pairs)
+        ERR(ND_ERR_ARG, "version 4 (transpose2) cannot do it: it needs 2-byte elements, "
+            "(1,0) or (0,2,1) with both transposed axes even, addresses multiples of 4");
+    if (c->code >= 0)
+        w.ivals[0] = ran;
+    /* the bytes: dst element j is src element (j's index permuted back) */
+    k_buf *after = copy_buffers(k, c, &w);
+    const char *from = (const char *)c->bufs[0].v + c->at[1];
+    char *to = (char *)after[c->at[3] & 4 ? 0 : 1].v + c->at[2];
+    int64_t dshape[K_LIST], idx[K_LIST], sidx[K_LIST];
+    for (int d = 0; d < c->n; d++)
+        dshape[d] = c->list[0][c->list[1][d]];
+    for (int64_t j = 0; j < numel; j++) {
+        k_unravel(j, c->n, dshape, idx);
+        for (int d = 0; d < c->n; d++)
+            sidx[c->list[1][d]] = idx[d];
+        int64_t i = 0;
+        for (int d = 0; d < c->n; d++)
+            i = i * c->list[0][d] + sidx[d];
+        memcpy(to + j * e, from + i * e, (size_t)e);
+    }
+    return w;
+}
+
+k_want k_reference(k_ctx *k, const k_call *c)
+{
+    switch (c->op) {
+    case K_COMPACT_STRIDES: case K_IS_COMPACT: case K_OFFSET_OF: case K_RESHAPE:
+    case K_PERMUTE: case K_BROADCAST_TO: case K_SLICE: case K_DIAGONAL:
+        return views(k, c);
+    case K_ITER: case K_SIMPLIFY_DIMS: case K_COMPACT: case K_SETITEM: case K_SETITEM_SCALAR:
+        return lesson2(k, c);
+    case K_BINARY: case K_BINARY_INTO: case K_SCALAR: case K_SCALAR_INTO: case K_UNARY:
+    case K_UNARY_INTO:
+        return ewise(k, c);
+    case K_REDUCE:
+        return reduce(k, c);
+    case K_MATMUL: case K_MATMUL_NAIVE:
+        return matmul(k, c);
+    default:
+        return lesson7(k, c);
+    }
+}

@@ -1,0 +1,642 @@
+/*
+ * runner.c -- the one runner (see runner.h): cases, workers, limits, and
+ * what a crash or a timeout means in words.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "runner.h"
+
+#include "kit_impl.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *k_result_word(k_result r)
+{
+    static const char *const w[] = { "pass", "fail", "crash", "timeout", "skipped" };
+    return w[r];
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double cpu_of(const struct rusage *ru)
+{
+    return (double)ru->ru_utime.tv_sec + 1e-6 * (double)ru->ru_utime.tv_usec +
+           (double)ru->ru_stime.tv_sec + 1e-6 * (double)ru->ru_stime.tv_usec;
+}
+
+static char *dup_str(const char *s)
+{
+    char *d = strdup(s ? s : "");
+    if (d == NULL) {
+        fprintf(stderr, "runner: out of memory\n");
+        exit(2);
+    }
+    return d;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Cases                                                                  */
+/* ---------------------------------------------------------------------- */
+
+k_case *k_cases(const k_suite *const *suites, int nsuites, int devices, const char *only,
+                const bool *lessons, int *n)
+{
+    int cap = 0;
+    for (int s = 0; s < nsuites; s++)
+        cap += 2 * suites[s]->ntests;
+    k_case *cases = calloc((size_t)(cap > 0 ? cap : 1), sizeof *cases);
+    if (cases == NULL) {
+        fprintf(stderr, "runner: out of memory\n");
+        exit(2);
+    }
+    *n = 0;
+    for (int s = 0; s < nsuites; s++) {
+        const k_suite *su = suites[s];
+        if (lessons != NULL && !lessons[su->lesson])
+            continue;
+        for (int t = 0; t < su->ntests; t++) {
+            const k_test *te = &su->tests[t];
+            int where = te->where & K_BOTH;
+            for (int d = 0; d < 2; d++) {
+                nd_device dev = d == 0 ? ND_CPU : ND_CUDA;
+                bool wanted = where == K_HOST ? d == 0 : (where & (d == 0 ? K_CPU : K_CUDA));
+                if (!wanted || (where != K_HOST && !(devices & (d == 0 ? K_CPU : K_CUDA))))
+                    continue;
+                k_case *c = &cases[*n];
+                c->test = te;
+                c->suite = su;
+                c->dev = where == K_HOST ? ND_CPU : dev;
+                c->per_device = where != K_HOST;
+                snprintf(c->name, sizeof c->name, c->per_device ? "%s[%s]" : "%s", te->name,
+                         d == 0 ? "cpu" : "cuda");
+                if (only != NULL && strcmp(only, te->name) != 0 && strcmp(only, c->name) != 0)
+                    continue;
+                c->lesson = su->lesson;
+                c->points = te->points;
+                c->limit = 60;
+                (*n)++;
+            }
+        }
+    }
+    return cases;
+}
+
+void k_set_limits(k_case *cases, int n, const char *times_path, double factor, double floor)
+{
+    FILE *f = times_path != NULL ? fopen(times_path, "r") : NULL;
+    char line[512];
+    for (int i = 0; i < n; i++)
+        cases[i].limit = floor;
+    while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+        char *tab = strchr(line, '\t');
+        if (tab == NULL)
+            continue;
+        *tab = '\0';
+        double t = atof(tab + 1) * factor;
+        for (int i = 0; i < n; i++)
+            if (strcmp(cases[i].name, line) == 0 && t > cases[i].limit)
+                cases[i].limit = t;
+    }
+    if (f != NULL)
+        fclose(f);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The worker: one case, in its own process                               */
+/* ---------------------------------------------------------------------- */
+
+static k_ctx *current;
+static k_result worker_result;      /* K_FAIL unless the executor died */
+
+START_TEST(run_current)
+{
+    current->test->body(current);
+    k_case_end(current);
+}
+END_TEST
+
+/* The worker's report to the runner: result, CPU seconds of the code under
+ * test, line, then "file\0message\0". */
+typedef struct {
+    int result, line;
+    double cpu;
+} report_head;
+
+static void report(int fd, k_result res, double cpu, const char *file, int line, const char *msg)
+{
+    report_head h = { (int)res, line, cpu };
+    size_t lf = strlen(file ? file : "") + 1, lm = strlen(msg ? msg : "") + 1;
+    char *b = malloc(sizeof h + lf + lm);
+    if (b == NULL)
+        _exit(4);
+    memcpy(b, &h, sizeof h);
+    memcpy(b + sizeof h, file ? file : "", lf);
+    memcpy(b + sizeof h + lf, msg ? msg : "", lm);
+    ssize_t unused = write(fd, b, sizeof h + lf + lm);
+    (void)unused;
+    free(b);
+}
+
+static uint64_t seed_of(const char *name)
+{
+    uint64_t h = 1469598103934665603ULL;   /* FNV-1a */
+    for (; *name; name++)
+        h = (h ^ (unsigned char)*name) * 1099511628211ULL;
+    return h;
+}
+
+/* What ended a remote executor, in words; its CPU seconds in *cpu. */
+static const char *executor_end(k_ctx *k, double *cpu, k_result *res, bool mid_call);
+
+static void run_worker(k_plan *p, k_case *c, int fd, const char *output)
+{
+    k_ctx k;
+    memset(&k, 0, sizeof k);
+    k.test = c->test;
+    k.dev = c->dev;
+    k.rng = seed_of(c->name);
+    k.where = p->executor != NULL ? K_REMOTE : K_LOCAL;
+    k.exec_path = p->executor != NULL ? p->executor(c) : NULL;
+    k.exec_output = output;
+    k.cpu_limit = c->limit;
+    k.exec_pid = -1;
+    current = &k;
+    worker_result = K_FAIL;
+    if (k.where == K_LOCAL) {
+        /* the code under test runs here: the CPU limit is this process's */
+        struct rlimit r = { (rlim_t)c->limit + 1, (rlim_t)c->limit + 2 };
+        setrlimit(RLIMIT_CPU, &r);
+    }
+    Suite *s = suite_create(c->suite->name);
+    TCase *tc = tcase_create(c->name);
+    tcase_add_test(tc, run_current);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_SILENT);
+    TestResult **tr = srunner_results(sr);
+    TestResult *r = tr[0];
+    double cpu = k.exec_cpu;
+    const char *why = NULL;
+    k_result how = worker_result;
+    if (k.where == K_REMOTE && k.exec_pid > 0) {
+        why = executor_end(&k, &cpu, &how, false);   /* ended badly after its last call? */
+    } else if (k.where == K_LOCAL) {
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        cpu = cpu_of(&ru);
+    }
+    if (tr_rtype(r) == CK_PASS && why == NULL)
+        report(fd, K_PASS, cpu, NULL, 0, "");
+    else if (tr_rtype(r) == CK_PASS)
+        report(fd, how, cpu, NULL, 0, why);
+    else
+        report(fd, tr_rtype(r) == CK_FAILURE ? worker_result : K_CRASH, cpu, tr_lfile(r),
+               tr_lno(r), tr_msg(r));
+    free(tr);
+    srunner_free(sr);
+    _exit(0);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Remote executors                                                       */
+/* ---------------------------------------------------------------------- */
+
+static pid_t plain_launch(const char *path, int calls, int results, const char *output,
+                          double cpu_seconds)
+{
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    int out = open(output ? output : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (out < 0 || dup2(calls, 0) < 0 || dup2(results, 3) < 0 || dup2(out, 1) < 0 ||
+        dup2(out, 2) < 0)
+        _exit(126);
+    for (int fd = 4; fd < 1024; fd++)
+        close(fd);
+    struct rlimit r = { (rlim_t)cpu_seconds + 1, (rlim_t)cpu_seconds + 2 };
+    setrlimit(RLIMIT_CPU, &r);
+    execl(path, path, (char *)NULL);
+    _exit(127);
+}
+
+k_launcher *k_launch = plain_launch;
+
+static void start_executor(k_ctx *k)
+{
+    int calls[2], results[2];
+    if (pipe2(calls, O_CLOEXEC) != 0 || pipe2(results, O_CLOEXEC) != 0)
+        k_fail("test setup: cannot make pipes: %s", strerror(errno));
+    k_wire_reset();
+    k->exec_pid = k_launch(k->exec_path, calls[0], results[1], k->exec_output, k->cpu_limit);
+    close(calls[0]);
+    close(results[1]);
+    if (k->exec_pid < 0)
+        k_fail("test setup: cannot start the executor %s", k->exec_path);
+    k->to_exec = calls[1];
+    k->from_exec = results[0];
+    signal(SIGPIPE, SIG_IGN);
+}
+
+/* The first line of the captured output that contains `needle`. */
+static bool find_line(const char *path, const char *needle, char *dst, size_t cap)
+{
+    FILE *f = path != NULL ? fopen(path, "r") : NULL;
+    char line[1024];
+    bool found = false;
+    while (f != NULL && !found && fgets(line, sizeof line, f) != NULL)
+        if (strstr(line, needle) != NULL) {
+            line[strcspn(line, "\n")] = '\0';
+            snprintf(dst, cap, "%s", line);
+            found = true;
+        }
+    if (f != NULL)
+        fclose(f);
+    return found;
+}
+
+/* A sanitizer's report in the output, as one line, or NULL. */
+static const char *sanitizer_line(const char *output, char *dst, size_t cap)
+{
+    char line[1024];
+    if (find_line(output, "SUMMARY: AddressSanitizer: ", line, sizeof line)) {
+        char kind[128] = "", where[512] = "", fn[256] = "";
+        sscanf(strstr(line, "SUMMARY: ") + 9, "AddressSanitizer: %127s %511s in %255s", kind,
+               where, fn);
+        const char *base = strrchr(where, '/');
+        snprintf(dst, cap, "%s in %s at %s (AddressSanitizer)", kind, fn[0] ? fn : "?",
+                 base ? base + 1 : where);
+        return dst;
+    }
+    if (find_line(output, ": runtime error: ", line, sizeof line)) {
+        char *what = strstr(line, ": runtime error: ");
+        *what = '\0';
+        const char *base = strrchr(line, '/');
+        snprintf(dst, cap, "undefined behaviour at %s: %s (UBSan)", base ? base + 1 : line,
+                 what + strlen(": runtime error: "));
+        return dst;
+    }
+    if (find_line(output, "LeakSanitizer: detected memory leaks", line, sizeof line)) {
+        snprintf(dst, cap, "memory leaked (LeakSanitizer)");
+        return dst;
+    }
+    return NULL;
+}
+
+/* How a process ended, in words a student can act on. */
+static const char *ending(int status, double cpu, double limit, const char *output,
+                          k_result *res, char *dst, size_t cap)
+{
+    char san[1200];
+    *res = K_CRASH;
+    if (sanitizer_line(output, san, sizeof san) != NULL) {
+        snprintf(dst, cap, "%s", san);
+        return dst;
+    }
+    if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU ||
+                                (WTERMSIG(status) == SIGKILL && cpu >= limit))) {
+        *res = K_TIMEOUT;
+        snprintf(dst, cap, "stopped after %.1f s of CPU time, its limit: an endless loop, or "
+                 "far too slow", cpu);
+        return dst;
+    }
+    if (WIFEXITED(status)) {
+        snprintf(dst, cap, "the process ended (exit status %d) in the middle of the test: "
+                 "lesson code must return, never call exit()", WEXITSTATUS(status));
+        return dst;
+    }
+    int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    const char *what = sig == SIGSEGV || sig == SIGBUS
+                           ? "a read or write through a bad pointer or outside an array"
+                       : sig == SIGABRT ? "abort(): a failed assert, or a corrupted heap"
+                       : sig == SIGFPE ? "an integer division by zero"
+                       : sig == SIGSYS ? "a system call tests may not make"
+                                       : "a signal";
+    snprintf(dst, cap, "crashed: %s (signal %d, %s)", what, sig, strsignal(sig));
+    return dst;
+}
+
+static const char *executor_end(k_ctx *k, double *cpu, k_result *res, bool mid_call)
+{
+    static char why[1500];
+    if (k->exec_pid <= 0)
+        return NULL;
+    close(k->to_exec);
+    /* the executor exits at the end of its input; drain what it still says */
+    char junk[4096];
+    bool extra = false;
+    ssize_t r;
+    while ((r = read(k->from_exec, junk, sizeof junk)) > 0)
+        extra = true;
+    close(k->from_exec);
+    int status;
+    struct rusage ru;
+    while (wait4(k->exec_pid, &status, 0, &ru) < 0 && errno == EINTR)
+        ;
+    *cpu = k->exec_cpu = cpu_of(&ru);
+    k->exec_pid = -1;
+    if (extra) {
+        *res = K_FAIL;
+        return "the process sent results nobody asked for";
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && !mid_call)
+        return NULL;
+    return ending(status, *cpu, k->cpu_limit, k->exec_output, res, why, sizeof why);
+}
+
+void (*k_local)(const k_call *c, k_res *r);
+
+void k_dispatch(k_ctx *k, const k_call *c, k_res *r)
+{
+    if (k->where == K_LOCAL) {
+        if (k_local == NULL)
+            k_fail("test setup: no executor in this process");
+        k_local(c, r);
+        return;
+    }
+    if (k->exec_pid < 0)
+        start_executor(k);
+    const char *err = k_write_call(k->to_exec, c) ? k_read_res(k->from_exec, c, r)
+                                                    : "the process ended";
+    if (err == NULL)
+        return;
+    char call[1500];
+    k_describe(c, call, sizeof call);
+    double cpu;
+    k_result res = K_FAIL;
+    bool ended = strcmp(err, "the process ended") == 0 ||
+                 strcmp(err, "the process ended in the middle of a result") == 0;
+    const char *why = executor_end(k, &cpu, &res, ended);
+    worker_result = res;
+    if (why == NULL || !ended)
+        why = err;
+    k_fail("%s: %s", call, why);
+}
+
+bool k_probe_cuda(const char *executor, char *name, size_t cap)
+{
+    int fd[2];
+    if (pipe(fd) != 0) {
+        snprintf(name, cap, "cannot make a pipe to probe the CUDA device");
+        return false;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fd[0]);
+        k_call c = { .op = K_DEVICE, .dev = ND_CUDA, .out = K_OUT_NEW };
+        k_res r;
+        memset(&r, 0, sizeof r);
+        const char *err = NULL;
+        if (executor == NULL && k_local != NULL) {
+            k_local(&c, &r);
+        } else {
+            int calls[2], results[2];
+            pid_t ex = -1;
+            if (pipe2(calls, O_CLOEXEC) == 0 && pipe2(results, O_CLOEXEC) == 0)
+                ex = k_launch(executor, calls[0], results[1], NULL, 60);
+            if (ex < 0)
+                err = "the executor could not be started";
+            else {
+                close(calls[0]);
+                close(results[1]);
+                signal(SIGPIPE, SIG_IGN);
+                err = k_write_call(calls[1], &c) ? k_read_res(results[0], &c, &r)
+                                                 : "the executor ended";
+            }
+        }
+        char line[800];
+        int n = snprintf(line, sizeof line, "%s %s", err == NULL && r.status == ND_OK ? "ok" : "no",
+                         err != NULL ? err : r.msg);
+        ssize_t w = write(fd[1], line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+        _exit(w > 0 ? 0 : 1);
+    }
+    close(fd[1]);
+    char line[800] = "";
+    ssize_t got = 0, r;
+    while (pid > 0 && got < (ssize_t)sizeof line - 1 &&
+           (r = read(fd[0], line + got, sizeof line - 1 - (size_t)got)) > 0)
+        got += r;
+    line[got] = '\0';
+    close(fd[0]);
+    int status = 0;
+    if (pid > 0)
+        waitpid(pid, &status, 0);
+    bool ok = strncmp(line, "ok ", 3) == 0;
+    if (ok || strncmp(line, "no ", 3) == 0)
+        snprintf(name, cap, "%s", line + 3);
+    else
+        snprintf(name, cap, "the probe %s", pid < 0 ? "could not fork"
+                                            : WIFSIGNALED(status) ? "crashed" : "failed");
+    return ok;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The runner: several workers at once                                    */
+/* ---------------------------------------------------------------------- */
+
+typedef struct {
+    k_case *c;
+    pid_t pid;
+    int fd;
+    double start;
+    char *buf;
+    size_t len, cap;
+    char output[4096];
+} slot;
+
+static void take_report(slot *s, int status, double cpu_self, k_plan *p)
+{
+    k_case *c = s->c;
+    c->wall = now() - s->start;
+    if (s->len >= sizeof(report_head)) {
+        report_head h;
+        memcpy(&h, s->buf, sizeof h);
+        const char *file = s->buf + sizeof h;
+        size_t lf = strnlen(file, s->len - sizeof h);
+        const char *msg = lf + 1 < s->len - sizeof h ? file + lf + 1 : "";
+        if (s->buf[s->len - 1] == '\0' && h.result >= K_PASS && h.result <= K_TIMEOUT) {
+            c->result = (k_result)h.result;
+            c->cpu = h.cpu;
+            c->file = file[0] ? dup_str(file) : NULL;
+            c->line = h.line;
+            c->msg = dup_str(msg);
+            return;
+        }
+    }
+    /* the worker died: in a local run, with the code under test */
+    char why[1500];
+    k_result res;
+    c->cpu = cpu_self;
+    ending(status, cpu_self, c->limit, p->executor != NULL ? NULL : s->output, &res, why,
+           sizeof why);
+    c->result = res;
+    c->msg = dup_str(why);
+}
+
+static void start(k_plan *p, slot *s, k_case *c, int index)
+{
+    int fd[2];
+    if (pipe2(fd, O_CLOEXEC) != 0) {
+        perror("runner: pipe");
+        exit(2);
+    }
+    memset(s, 0, sizeof *s);
+    s->c = c;
+    s->start = now();
+    snprintf(s->output, sizeof s->output, "%s/%d.out", p->outdir ? p->outdir : "/tmp", index);
+    c->output = dup_str(s->output);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        perror("runner: fork");
+        exit(2);
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        close(fd[0]);
+        if (p->executor == NULL) {   /* the code under test prints here */
+            int out = open(s->output, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            if (out >= 0) {
+                dup2(out, 1);
+                dup2(out, 2);
+                close(out);
+            }
+        }
+        run_worker(p, c, fd[1], s->output);
+    }
+    close(fd[1]);
+    s->pid = pid;
+    s->fd = fd[0];
+}
+
+void k_run_plan(k_plan *p)
+{
+    int jobs = p->jobs > 0 ? p->jobs : 1, next = 0, done = 0, total = 0;
+    for (int i = 0; i < p->n; i++)
+        if (!p->cases[i].skip)
+            total++;
+        else
+            p->cases[i].result = K_SKIPPED;
+    slot *slots = calloc((size_t)jobs, sizeof *slots);
+    if (slots == NULL)
+        exit(2);
+    int running = 0;
+    double timed_out = 0;
+    for (;;) {
+        while (running < jobs && next < p->n) {
+            k_case *c = &p->cases[next];
+            if (c->skip) {
+                next++;
+                continue;
+            }
+            if (p->timeout_budget > 0 && timed_out > p->timeout_budget && c->short_limit > 0 &&
+                c->short_limit < c->limit)
+                c->limit = c->short_limit;
+            for (int j = 0; j < jobs; j++)
+                if (slots[j].c == NULL) {
+                    start(p, &slots[j], c, next);
+                    running++;
+                    if (p->progress)
+                        p->progress(c, done, total, true);
+                    break;
+                }
+            next++;
+        }
+        if (running == 0)
+            break;
+        struct pollfd pf[64];
+        int map[64], np = 0;
+        double wait = 1.0;
+        for (int j = 0; j < jobs && np < 64; j++)
+            if (slots[j].c != NULL && slots[j].fd >= 0) {
+                pf[np] = (struct pollfd){ .fd = slots[j].fd, .events = POLLIN };
+                map[np++] = j;
+            }
+        poll(pf, (nfds_t)np, (int)(wait * 1000));
+        for (int i = 0; i < np; i++) {
+            slot *s = &slots[map[i]];
+            if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            if (s->len == s->cap) {
+                s->cap = s->cap ? 2 * s->cap : 4096;
+                s->buf = realloc(s->buf, s->cap);
+                if (s->buf == NULL)
+                    exit(2);
+            }
+            ssize_t r = read(s->fd, s->buf + s->len, s->cap - s->len);
+            if (r > 0) {
+                s->len += (size_t)r;
+                continue;
+            }
+            close(s->fd);
+            s->fd = -1;
+        }
+        for (int j = 0; j < jobs; j++) {
+            slot *s = &slots[j];
+            if (s->c == NULL)
+                continue;
+            double backstop = p->wall_factor * s->c->limit + p->wall_extra;
+            if (s->fd >= 0 && now() - s->start > backstop) {
+                kill(-s->pid, SIGKILL);
+                kill(s->pid, SIGKILL);
+            }
+            int status;
+            struct rusage ru;
+            pid_t w = s->fd < 0 ? wait4(s->pid, &status, 0, &ru)
+                                : wait4(s->pid, &status, WNOHANG, &ru);
+            if (w != s->pid)
+                continue;
+            kill(-s->pid, SIGKILL);   /* anything the test left running */
+            if (s->fd >= 0) {          /* ended without closing: read the rest */
+                ssize_t r;
+                char tmp[4096];
+                while ((r = read(s->fd, tmp, sizeof tmp)) > 0) {
+                    s->buf = realloc(s->buf, s->len + (size_t)r);
+                    memcpy(s->buf + s->len, tmp, (size_t)r);
+                    s->len += (size_t)r;
+                }
+                close(s->fd);
+            }
+            bool walled = now() - s->start > backstop;
+            take_report(s, status, cpu_of(&ru), p);
+            if (walled && s->c->result != K_PASS) {
+                free(s->c->msg);
+                char m[300];
+                snprintf(m, sizeof m, "still running after %.0f s of wall-clock time (the "
+                         "backstop; its CPU limit is %.1f s): an endless loop that sleeps or "
+                         "waits?", backstop, s->c->limit);
+                s->c->msg = dup_str(m);
+                s->c->result = K_TIMEOUT;
+            }
+            if (s->c->result == K_TIMEOUT)
+                timed_out += s->c->cpu > s->c->limit ? s->c->cpu : s->c->limit;
+            done++;
+            if (p->progress)
+                p->progress(s->c, done, total, false);
+            free(s->buf);
+            s->c = NULL;
+            running--;
+        }
+    }
+    free(slots);
+}

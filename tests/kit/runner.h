@@ -1,0 +1,91 @@
+/*
+ * runner.h -- the one test runner, with two thin mains: tests/run_tests.c
+ * (the student's runs: the executor in the test's own process) and
+ * grader/verdict.c (the grader: each test's calls go to a separate
+ * executor process that holds the submission; this process never loads
+ * it).
+ *
+ * Every case (a test on one device) runs in its own forked worker, up to
+ * `jobs` at once.  A worker that calls the executor in-process gets a CPU
+ * time limit (RLIMIT_CPU); a remote executor gets it instead.  A wall
+ * clock limit, much longer, only backs the CPU limit up: a loaded machine
+ * slows a test down but never fails it.
+ */
+#ifndef ND_KIT_RUNNER_H
+#define ND_KIT_RUNNER_H
+
+#include "kit.h"
+
+#include <stdio.h>
+
+typedef enum { K_PASS, K_FAIL, K_CRASH, K_TIMEOUT, K_SKIPPED } k_result;
+
+typedef struct k_case {
+    const k_test *test;
+    const k_suite *suite;
+    nd_device dev;
+    bool per_device;       /* named "fn[dev]" */
+    char name[160];
+    int lesson;            /* the lesson it counts for ([cuda] of 2-5: 6) */
+    double points;
+    double limit;          /* CPU seconds */
+    double short_limit;    /* ... once timeouts have used the plan's budget */
+    bool skip;             /* not run (result K_SKIPPED, msg says why) */
+    /* the outcome */
+    k_result result;
+    char *msg;             /* malloc'd */
+    char *file;            /* where the failing check is, or NULL */
+    int line;
+    double cpu, wall;      /* seconds */
+    char *output;          /* captured output file of a remote executor */
+} k_case;
+
+typedef struct k_plan {
+    k_case *cases;
+    int n;
+    int jobs;
+    /* NULL: calls run in the worker itself.  Otherwise the executor to
+     * start for a case, and how (k_spawn below is the default). */
+    const char *(*executor)(const k_case *c);
+    const char *outdir;           /* where remote executors' output goes */
+    double wall_factor, wall_extra;   /* backstop: factor * limit + extra */
+    /* once cases that timed out have used this many CPU seconds, cases
+     * still to start get their short_limit (a submission that loops in a
+     * function every test calls then costs minutes, not an hour); 0: never */
+    double timeout_budget;
+    /* called as cases start and end (for a progress line) */
+    void (*progress)(const k_case *c, int done, int total, bool started);
+} k_plan;
+
+/* Every case of the suites, in order: each test once per device its
+ * `where` names and `devices` allows (K_CPU | K_CUDA); `only` (a test,
+ * "fn" or "fn[dev]") and `lessons` (NULL: all) select.  *n gets the count;
+ * the array is malloc'd. */
+k_case *k_cases(const k_suite *const *suites, int nsuites, int devices, const char *only,
+                const bool *lessons, int *n);
+
+/* The executor in this process (run_tests sets it to k_exec).  The
+ * grader's verdict leaves it NULL: it never links the library. */
+extern void (*k_local)(const k_call *c, k_res *r);
+
+/* Run the plan's cases that are not skipped; fills each case's outcome. */
+void k_run_plan(k_plan *p);
+
+/* Start an executor: argv[0] with its calls on fd 0, results on fd 3 and
+ * its output to `output` (or /dev/null), under the CPU limit.  A launcher
+ * (the grader's sandbox) may replace it. */
+typedef pid_t k_launcher(const char *path, int calls, int results, const char *output,
+                         double cpu_seconds);
+extern k_launcher *k_launch;
+
+/* Probe the CUDA device in a child (a CUDA context does not survive a
+ * fork): true with its name, or false with the reason. */
+bool k_probe_cuda(const char *executor, char *name, size_t cap);
+
+/* Seconds of CPU a case may use: per-test times measured on the solution
+ * ("name<TAB>seconds" lines) times `factor`, at least `floor`. */
+void k_set_limits(k_case *cases, int n, const char *times_path, double factor, double floor);
+
+const char *k_result_word(k_result r);
+
+#endif /* ND_KIT_RUNNER_H */

@@ -1,0 +1,501 @@
+/*
+ * run_tests.c -- the public tests, as a student runs them (make test,
+ * make status, make watch): the runner of tests/kit/ with the executor in
+ * each test's own process, so a test is fast and can be debugged with gdb.
+ *
+ *   run_tests [-l LESSON]... [-t TEST] [-r results.tsv] [-j JOBS] [-q | -v]
+ *             [-x EXECUTOR] [-T times.tsv]
+ *
+ * -l picks lessons (repeatable), -t one test by name ("reshape_random" or
+ * "reshape_random[cpu]"), -r also writes one line per test for scripts:
+ * lesson, test, result (pass, fail, crash or timeout), message.  -j runs
+ * that many tests at once (default: the number of cores).  -x sends every
+ * call to the executor program EXECUTOR instead (the sanitizer build).
+ * -T takes CPU-time limits from the solution's times.  The last line is
+ * "N passed, N failed"; the exit status is 0 only when nothing failed.
+ *
+ * The output is for a learner: the first failure in full (its message, its
+ * hint on a line of its own, how to rerun it), then each later failure on
+ * one line, at most MAX_BRIEF of them, then one line per lesson and the
+ * closing line.  -v shows every failure in full, -q none.  Colour only on
+ * a terminal, and never with NO_COLOR set.
+ */
+#include "runner.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+/* The public suites, one per lesson, in lesson order.  "Lesson 0" is the
+ * framework (src/array.c), which passes on the skeleton too. */
+extern const k_suite public_00, public_01, public_02, public_03, public_04, public_05,
+    public_06, public_07;
+static const k_suite *const suites[] = { &public_00, &public_01, &public_02, &public_03,
+                                         &public_04, &public_05, &public_06, &public_07 };
+#define NSUITES (int)(sizeof suites / sizeof suites[0])
+static const char *const lesson_files[NSUITES] = {
+    "array.c", "01_views.c", "02_compact.c", "03_ewise.c", "04_reduce.c", "05_matmul.c",
+    "06_cuda.cu", "07_permute.cu",
+};
+
+/* Failures shown on one line each after the first, before "... and N more". */
+#define MAX_BRIEF 10
+/* Lines of a crashed test's own output shown under it. */
+#define MAX_OUTPUT 12
+
+/* ---------------------------------------------------------------------- */
+/* Output for a learner                                                   */
+/* ---------------------------------------------------------------------- */
+
+static bool colour;   /* stdout is a terminal and NO_COLOR is unset */
+static int width;     /* wrap at this column: the terminal's, at most 100 */
+
+static const char *paint(const char *code) { return colour ? code : ""; }
+#define RED paint("\033[1;31m")
+#define GREEN paint("\033[32m")
+#define YELLOW paint("\033[33m")
+#define BOLD paint("\033[1m")
+#define DIM paint("\033[2m")
+#define RESET paint("\033[0m")
+
+static void setup_output(void)
+{
+    const char *no = getenv("NO_COLOR");
+    colour = isatty(STDOUT_FILENO) && (no == NULL || no[0] == '\0');
+    int w = 0;
+#ifdef TIOCGWINSZ
+    struct winsize ws;
+    if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0)
+        w = ws.ws_col;
+#endif
+    if (w <= 0 && getenv("COLUMNS") != NULL)
+        w = atoi(getenv("COLUMNS"));
+    width = w <= 0 || w > 100 ? 100 : w < 40 ? 40 : w;
+}
+
+/* Print `text` from column `indent` (after `lead`, painted `lead_colour`),
+ * broken at spaces so that no line passes `width`; continuation lines
+ * start under the text, past the lead.  A word longer than a line stays
+ * whole. */
+static void print_wrapped(int indent, const char *lead, const char *lead_colour,
+                          const char *text, size_t len)
+{
+    int col = indent + (int)strlen(lead), start = col;
+    printf("%*s%s%s%s", indent, "", lead_colour, lead, RESET);
+    const char *p = text, *end = text + len;
+    bool first = true;
+    while (p < end) {
+        while (p < end && isspace((unsigned char)*p))
+            p++;
+        const char *w = p;
+        while (p < end && !isspace((unsigned char)*p))
+            p++;
+        int n = (int)(p - w);
+        if (n == 0)
+            break;
+        if (!first && col + 1 + n > width) {
+            printf("\n%*s", start, "");
+            col = start;
+        } else if (!first) {
+            putchar(' ');
+            col++;
+        }
+        printf("%.*s", n, w);
+        col += n;
+        first = false;
+    }
+    putchar('\n');
+}
+
+/* A failed, crashed or stopped test. */
+typedef struct {
+    int lesson;
+    bool crash;
+    const char *name, *msg, *file, *output;
+    int line;
+} failure;
+
+static failure *fails;
+static int nfails;
+
+static void keep_failure(const k_case *c)
+{
+    static int cap;
+    if (nfails == cap) {
+        cap = cap ? 2 * cap : 64;
+        if ((fails = realloc(fails, (size_t)cap * sizeof *fails)) == NULL) {
+            fprintf(stderr, "run_tests: out of memory\n");
+            exit(2);
+        }
+    }
+    fails[nfails++] = (failure){
+        .lesson = c->lesson,
+        .crash = c->result == K_CRASH || c->result == K_TIMEOUT,
+        .name = c->name,
+        .msg = c->msg ? c->msg : "",
+        .file = c->file,
+        .output = c->output,
+        .line = c->line,
+    };
+}
+
+/* The test's name without its device: "reshape_random[cpu]" -> "reshape_random". */
+static int base_len(const char *name)
+{
+    const char *b = strchr(name, '[');
+    return b ? (int)(b - name) : (int)strlen(name);
+}
+
+/* Where a message's hint starts ("Hint: ..."), or NULL. */
+static const char *find_hint(const char *msg)
+{
+    const char *h = NULL;
+    for (const char *p = msg; (p = strstr(p, "Hint: ")) != NULL; p++)
+        h = p;
+    return h;
+}
+
+/* Built with the sanitizers (SAN=1). */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED true
+#else
+#define SANITIZED false
+#endif
+
+/* What a crash or a timeout most likely means, and what to do. */
+static const char *crash_hint(const char *msg)
+{
+    if (strstr(msg, "Sanitizer") || strstr(msg, "UBSan"))
+        return "a sanitizer stopped the test at the bad access: the file and line above are "
+               "where; the whole report is in the test's output (make test V=1)";
+    if (strstr(msg, "CPU time") || strstr(msg, "wall-clock"))
+        return "the test ran past its time limit: an endless loop (a loop variable that never "
+               "reaches its bound, or a step of 0?), or a loop far too slow";
+    if (strstr(msg, "bad pointer"))
+        return "your code read or wrote memory outside an array (an index, an offset or a "
+               "stride too far?). Rerun it with SAN=1 (see below): AddressSanitizer stops at "
+               "the bad access and names the line";
+    if (strstr(msg, "abort()"))
+        return "the heap was corrupted by a write past the end of an allocation, or an "
+               "assert failed. Rerun it with SAN=1 (see below) to find where";
+    if (strstr(msg, "division"))
+        return "an integer division or modulo by zero (an axis of size 0?)";
+    if (strstr(msg, "exit("))
+        return "lesson code returns a status; it never ends the program";
+    return "the test's process died. Rerun it with SAN=1 (see below) to find where";
+}
+
+
+/* The last lines of what a crashed test printed (a sanitizer's report). */
+static void show_output(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return;
+    char lines[MAX_OUTPUT][200];
+    int n = 0;
+    while (fgets(lines[n % MAX_OUTPUT], sizeof lines[0], f) != NULL)
+        n++;
+    fclose(f);
+    if (n == 0)
+        return;
+    printf("        %sits output%s:%s\n", DIM, n > MAX_OUTPUT ? " (the last lines)" : "", RESET);
+    for (int i = n > MAX_OUTPUT ? n - MAX_OUTPUT : 0; i < n; i++)
+        printf("        %s| %s%s", DIM, lines[i % MAX_OUTPUT],
+               strchr(lines[i % MAX_OUTPUT], '\n') ? "" : "\n");
+    printf("%s", RESET);
+}
+
+static void print_full(const failure *f)
+{
+    int bl = base_len(f->name);
+    printf("  %s%-5s%s %s%s%s  (lesson %d)\n", RED, f->crash ? "CRASH" : "FAIL", RESET, BOLD,
+           f->name, RESET, f->lesson);
+    const char *hint = find_hint(f->msg);
+    size_t body = hint ? (size_t)(hint - f->msg) : strlen(f->msg);
+    while (body > 0 && isspace((unsigned char)f->msg[body - 1]))
+        body--;
+    print_wrapped(8, "", "", f->msg, body);
+    int stub_lesson = 0;
+    char stub[100];
+    const char *ni = strstr(f->msg, "not implemented: ");
+    if (hint)
+        print_wrapped(8, "Hint: ", YELLOW, hint + 6, strlen(hint + 6));
+    else if (ni && sscanf(ni, "not implemented: %99s (lesson %d)", stub, &stub_lesson) == 2) {
+        char h[400];
+        const char *file = NULL;
+        if (stub_lesson >= 0 && stub_lesson < NSUITES)
+            file = lesson_files[stub_lesson];
+        snprintf(h, sizeof h, "%s is still a stub: write it in src/%s, where "
+                 "\"TODO (lesson %d)\" marks what to write%s", stub, file ? file : "?",
+                 stub_lesson, stub_lesson < f->lesson ? "; lessons build on each other, so "
+                 "finish the earlier lesson first" : "");
+        print_wrapped(8, "Hint: ", YELLOW, h, strlen(h));
+    } else if (f->crash) {
+        const char *h = crash_hint(f->msg);
+        print_wrapped(8, "Hint: ", YELLOW, h, strlen(h));
+    }
+    if (f->file != NULL && strstr(f->file, "kit/") == NULL)   /* a framework test's own check */
+        printf("        %sat %s:%d%s\n", DIM, f->file, f->line, RESET);
+    if (f->crash && f->output != NULL)
+        show_output(f->output);
+    printf("        %srerun it alone: make test T=%.*s%s%s\n", DIM, bl, f->name,
+           f->crash && !SANITIZED ? " SAN=1" : "", RESET);
+}
+
+/* One line: the name, and the start of the message (without its hint), or
+ * its "not implemented: ..." part, which says the most. */
+static void print_brief(const failure *f)
+{
+    const char *msg = f->msg, *ni = strstr(msg, "not implemented: ");
+    if (ni)
+        msg = ni;
+    const char *hint = find_hint(msg);
+    int len = hint ? (int)(hint - msg) : (int)strlen(msg);
+    while (len > 0 && (msg[len - 1] == ' ' || msg[len - 1] == '.'))
+        len--;
+    int room = width - 8 - (int)strlen(f->name) - 2;
+    if (room < 30)
+        room = 30;
+    printf("  %s%-5s%s %s: ", RED, f->crash ? "CRASH" : "FAIL", RESET, f->name);
+    int n = len > room ? room - 3 : len;
+    for (int i = 0; i < n; i++)
+        putchar(isspace((unsigned char)msg[i]) ? ' ' : msg[i]);
+    puts(len > room ? "..." : "");
+}
+
+static void print_failures(bool verbose)
+{
+    if (nfails == 0)
+        return;
+    print_full(&fails[0]);
+    if (nfails == 1) {
+        putchar('\n');
+        return;
+    }
+    if (verbose) {
+        for (int i = 1; i < nfails; i++) {
+            putchar('\n');
+            print_full(&fails[i]);
+        }
+        putchar('\n');
+        return;
+    }
+    printf("\n  %d more failing:\n", nfails - 1);
+    int shown = nfails - 1 > MAX_BRIEF ? MAX_BRIEF : nfails - 1;
+    for (int i = 1; i <= shown; i++)
+        print_brief(&fails[i]);
+    if (nfails - 1 > shown)
+        printf("  %s... and %d more (make test V=1 shows every failure in full)%s\n", DIM,
+               nfails - 1 - shown, RESET);
+    putchar('\n');
+}
+
+/* Edit distance, for suggesting a test name; long names are not compared. */
+/* Edit distance, for suggesting a test name; long names are not compared. */
+static int distance(const char *a, const char *b)
+{
+    int la = (int)strlen(a), lb = (int)strlen(b), row[64];
+    if (la >= 63 || lb >= 63)
+        return 99;
+    for (int j = 0; j <= lb; j++)
+        row[j] = j;
+    for (int i = 1; i <= la; i++) {
+        int diag = row[0];
+        row[0] = i;
+        for (int j = 1; j <= lb; j++) {
+            int up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            diag = up;
+            row[j] = best;
+        }
+    }
+    return row[lb];
+}
+
+/* -t matched nothing: name the tests it may have meant. */
+static void suggest(const char *want)
+{
+    char base[200];
+    snprintf(base, sizeof base, "%.*s", base_len(want), want);
+    int shown = 0;
+    for (int s = 0; s < NSUITES; s++)
+        for (int i = 0; i < suites[s]->ntests && shown < 8; i++) {
+            const char *fn = suites[s]->tests[i].name;
+            int d = distance(base, fn);
+            if (strstr(fn, base) || d <= 2 + (int)strlen(base) / 6) {
+                fprintf(stderr, "%s %s", shown ? "," : "run_tests: did you mean", fn);
+                shown++;
+            }
+        }
+    if (shown)
+        fputs("?\n", stderr);
+}
+
+
+/* ---------------------------------------------------------------------- */
+/* Running                                                                */
+/* ---------------------------------------------------------------------- */
+
+static char cuda_why[800];
+
+/* The one case that stands for every [cuda] case when the device is
+ * unusable: it fails once, with the reason. */
+static void cuda_device(k_ctx *k)
+{
+    (void)k;
+    k_fail("the CUDA device is unusable, so no CUDA test ran: %s", cuda_why);
+}
+static const k_test cuda_device_test = { "cuda_device", cuda_device, K_HOST, 0, NULL };
+
+static bool progress_line;
+
+static void progress(const k_case *c, int done, int total, bool started)
+{
+    if (!progress_line)
+        return;
+    printf("\r\033[K  %s[%d/%d] %s %s%s", DIM, done, total, started ? "running" : "done",
+           c->name, RESET);
+    fflush(stdout);
+}
+
+static const char *executor;
+
+static const char *executor_for(const k_case *c)
+{
+    (void)c;
+    return executor;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: run_tests [-l LESSON]... [-t TEST] [-r results.tsv] [-j JOBS] "
+                    "[-q | -v] [-x EXECUTOR] [-T times.tsv]\n");
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    bool want[64] = { false }, any_lesson = false, quiet = false, verbose = false;
+    const char *results_path = NULL, *only = NULL, *times = NULL;
+    int opt, jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    while ((opt = getopt(argc, argv, "l:t:r:qvj:x:T:")) != -1) {
+        switch (opt) {
+        case 'l': {
+            int l = atoi(optarg);
+            if (l < 0 || l > 63 || optarg[0] < '0' || optarg[0] > '9') {
+                fprintf(stderr, "run_tests: no lesson '%s'\n", optarg);
+                return 2;
+            }
+            want[l] = any_lesson = true;
+            break;
+        }
+        case 't': only = optarg; break;
+        case 'r': results_path = optarg; break;
+        case 'q': quiet = true; break;
+        case 'v': verbose = true; break;
+        case 'j': jobs = atoi(optarg); break;
+        case 'x': executor = optarg; break;
+        case 'T': times = optarg; break;
+        default: usage();
+        }
+    }
+    if (optind != argc || jobs < 1)
+        usage();
+    setup_output();
+    k_local = k_exec;
+    FILE *results = NULL;
+    if (results_path != NULL && (results = fopen(results_path, "w")) == NULL) {
+        perror(results_path);
+        return 2;
+    }
+
+    char cuda_name[800];
+    bool cuda_ok = k_probe_cuda(executor, cuda_name, sizeof cuda_name);
+    if (!cuda_ok)
+        snprintf(cuda_why, sizeof cuda_why, "%s", cuda_name);
+    int n;
+    k_case *cases = k_cases(suites, NSUITES, K_CPU | (cuda_ok ? K_CUDA : 0), only,
+                            any_lesson ? want : NULL, &n);
+    /* [cuda] cases of lessons 2-5 test lesson 6's kernels: they count for it */
+    for (int i = 0; i < n; i++)
+        if (cases[i].dev == ND_CUDA && cases[i].lesson >= 2 && cases[i].lesson <= 5)
+            cases[i].lesson = 6;
+    if (!cuda_ok && (!any_lesson || want[6]) && (only == NULL || strstr(only, "cuda"))) {
+        cases = realloc(cases, (size_t)(n + 1) * sizeof *cases);
+        cases[n] = (k_case){ .test = &cuda_device_test, .suite = &public_06, .lesson = 6 };
+        snprintf(cases[n++].name, sizeof cases[0].name, "cuda_device");
+    }
+    if (n == 0) {
+        if (only != NULL) {
+            fprintf(stderr, "run_tests: no test named '%s'%s\n", only,
+                    any_lesson ? " in the lessons chosen with -l" : "");
+            suggest(only);
+        } else {
+            fprintf(stderr, "run_tests: no test matches the selection\n");
+        }
+        return 2;
+    }
+    k_set_limits(cases, n, times, 10, SANITIZED ? 20 : 5);
+    if (!quiet && (!any_lesson || want[6]))
+        printf("CUDA device: %s\n", cuda_ok ? cuda_name : "unusable (see cuda_device)");
+    char outdir[] = "/tmp/nd-tests.XXXXXX";
+    if (mkdtemp(outdir) == NULL) {
+        perror("run_tests: mkdtemp");
+        return 2;
+    }
+    progress_line = !quiet && colour;
+    k_plan plan = { .cases = cases, .n = n, .jobs = jobs, .outdir = outdir,
+                    .executor = executor != NULL ? executor_for : NULL,
+                    .wall_factor = 10, .wall_extra = 30, .progress = progress };
+    k_run_plan(&plan);
+    if (progress_line)
+        printf("\r\033[K");
+
+    struct { int lesson, ok, n; } ran[NSUITES] = { { 0, 0, 0 } };
+    int passed = 0, failed = 0;
+    for (int i = 0; i < n; i++) {
+        const k_case *c = &cases[i];
+        bool pass = c->result == K_PASS;
+        if (!pass)
+            keep_failure(c);
+        if (results != NULL) {
+            fprintf(results, "%d\t%s\t%s\t", c->lesson, c->name, k_result_word(c->result));
+            for (const char *m = pass ? "" : c->msg; m && *m; m++)
+                fputc(*m == '\t' || *m == '\n' ? ' ' : *m, results);
+            fputc('\n', results);
+        }
+        int l = c->lesson < NSUITES ? c->lesson : NSUITES - 1;
+        ran[l].lesson = l;
+        ran[l].n++;
+        ran[l].ok += pass;
+        passed += pass;
+        failed += !pass;
+    }
+    if (results != NULL)
+        fclose(results);
+    if (!quiet)
+        print_failures(verbose);
+    for (int l = 0; l < NSUITES; l++)
+        if (ran[l].n > 0)
+            printf("%slesson %d  %-12s %3d/%-3d passed%s\n", ran[l].ok == ran[l].n ? GREEN : "",
+                   l, suites[l]->name, ran[l].ok, ran[l].n, RESET);
+    printf("%d passed, %d failed\n", passed, failed);
+    for (int i = 0; i < n; i++) {
+        if (cases[i].output != NULL)
+            unlink(cases[i].output);
+        free(cases[i].msg);
+        free(cases[i].file);
+        free(cases[i].output);
+    }
+    rmdir(outdir);
+    free(cases);
+    free(fails);
+    return failed == 0 ? 0 : 1;
+}
