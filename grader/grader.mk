@@ -94,3 +94,8 @@ coverage: grader-objs ## run the hidden tests on the solution under gcov: build/
 	@bash grader/coverage.sh
 
 .PHONY: coverage
+
+mutants: grader-objs ## grade every planted bug in grader/mutants/ (M=pattern): each must lose points
+	@bash grader/mutants.sh $(M)
+
+.PHONY: mutants
