@@ -103,7 +103,7 @@ tree=$1 out=$2
 
 mkdir -p "$out" || die "cannot create $out"
 out=$(cd "$out" && pwd)
-rm -rf "$out/outputs" "$out"/*.tsv
+rm -rf "$out/outputs" "$out"/*.tsv "$out/results.json" "$out/junit.xml"
 mkdir -p "$out/outputs/normal" "$out/outputs/asan" "$out/outputs/integration"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/grade.XXXXXX") || die "no scratch folder"
 # GRADE_KEEP=1 keeps the scratch builds (for the grader's authors)
@@ -426,4 +426,5 @@ case $cuda_mode:$dev in
     *) where=$dev ;;
 esac
 "$root/build/grader/report" -w "$root/grader/weights.tsv" -b "$notes" \
-    -n "$out/normal.tsv" -a "$out/asan.tsv" -o "$out" -s "$tree" -c "CUDA: $where"
+    -n "$out/normal.tsv" -a "$out/asan.tsv" $([ -s "$out/integration.tsv" ] && echo -i "$out/integration.tsv") \
+    -o "$out" -s "$tree" -c "CUDA: $where"

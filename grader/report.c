@@ -2,11 +2,19 @@
  * report.c -- turn the runners' results into the grade.
  *
  *   report -w weights.tsv -b build-notes.tsv -n normal.tsv -a asan.tsv
- *          -o OUTDIR [-s SUBMISSION-NAME] [-c "CUDA: where the CUDA tests ran"]
+ *          [-i integration.tsv] -o OUTDIR [-s SUBMISSION-NAME]
+ *          [-c "CUDA: where the CUDA tests ran"]
  *
  * A test passes only if it passed in both builds (plain, and with
  * AddressSanitizer + UBSan).  A lesson scores its weight times the share of
- * its test points passed.  Writes, after every test has run:
+ * its test points passed; the integration section (-i: the hidden tests run
+ * on the submission's whole tree) is scored the same way with its own
+ * weight.  weights.tsv also says which tests students see when
+ * (Gradescope's "visibility", a course-wide default and per test) and how
+ * much of the submission's own output a failing test quotes (0: none).
+ * Every message comes from the grader; what the submission printed is
+ * quoted only as that, labelled, capped, and is never part of a verdict.
+ * Writes, after every test has run:
  *   OUTDIR/results.json   Gradescope's format (written with cJSON)
  *   OUTDIR/junit.xml      for CI systems
  *   stdout                a table for people (coloured on a terminal),
@@ -20,8 +28,9 @@
 #include <unistd.h>
 
 #define MAX_LESSONS 16
+#define INTEGRATION (MAX_LESSONS - 1)   /* the section of the whole tree */
 #define MAX_TESTS 4096
-#define OUTPUT_QUOTE 1500   /* bytes of a failing test's output quoted */
+#define OUTPUT_QUOTE 1500   /* at most this many bytes of output quoted */
 
 typedef struct {
     int lesson;
@@ -44,6 +53,10 @@ typedef struct {
 } lesson_info;
 
 static const char *cuda_where = "";   /* -c: "CUDA: emulator (CPU)" */
+static int output_quote = 1000;        /* weights.tsv "output" line */
+static char visibility_default[32] = "visible";
+static struct { char name[160], v[32]; } visibility[256];
+static int nvisibility;
 static test_row rows[MAX_TESTS];
 static int nrows;
 static lesson_info lessons[MAX_LESSONS];
@@ -81,6 +94,12 @@ static int split(char *line, char **field, int n)
     return k;
 }
 
+static bool valid_visibility(const char *v)
+{
+    return strcmp(v, "visible") == 0 || strcmp(v, "hidden") == 0 ||
+           strcmp(v, "after_due_date") == 0 || strcmp(v, "after_published") == 0;
+}
+
 static void read_weights(const char *path)
 {
     FILE *f = open_or_die(path, "r");
@@ -89,14 +108,43 @@ static void read_weights(const char *path)
         if (line[0] == '#' || line[0] == '\n')
             continue;
         if (split(line, fld, 3) != 3)
-            die("weights.tsv: a line is not 'lesson<TAB>weight<TAB>title'");
-        int l = atoi(fld[0]);
-        if (l < 0 || l >= MAX_LESSONS)
+            die("weights.tsv: a line is not three fields separated by tabs");
+        if (strcmp(fld[0], "visibility") == 0) {
+            if (!valid_visibility(fld[2]))
+                die("weights.tsv: a visibility is not visible, hidden, after_due_date or "
+                    "after_published");
+            if (strcmp(fld[1], "default") == 0)
+                snprintf(visibility_default, sizeof visibility_default, "%s", fld[2]);
+            else if (nvisibility < 256) {
+                snprintf(visibility[nvisibility].name, sizeof visibility[0].name, "%s", fld[1]);
+                snprintf(visibility[nvisibility++].v, sizeof visibility[0].v, "%s", fld[2]);
+            }
+            continue;
+        }
+        if (strcmp(fld[0], "output") == 0) {
+            output_quote = atoi(fld[1]);
+            if (output_quote < 0 || output_quote > OUTPUT_QUOTE)
+                die("weights.tsv: the output line's bytes must be 0..1500");
+            continue;
+        }
+        int l = strcmp(fld[0], "integration") == 0 ? INTEGRATION : atoi(fld[0]);
+        if (l < 0 || l >= MAX_LESSONS || (l == INTEGRATION && strcmp(fld[0], "integration")))
             die("weights.tsv: lesson number out of range");
         lessons[l].weight = atof(fld[1]);
         snprintf(lessons[l].title, sizeof lessons[l].title, "%s", fld[2]);
     }
     fclose(f);
+}
+
+/* A test's visibility: its own line ("name" or "name[dev]"), else the default. */
+static const char *visibility_of(const char *name)
+{
+    for (int i = 0; i < nvisibility; i++) {
+        size_t n = strlen(visibility[i].name);
+        if (strncmp(name, visibility[i].name, n) == 0 && (name[n] == '\0' || name[n] == '['))
+            return visibility[i].v;
+    }
+    return visibility_default;
 }
 
 static void read_notes(const char *path)
@@ -120,8 +168,9 @@ static void read_notes(const char *path)
     fclose(f);
 }
 
-/* The plain run gives the rows; the sanitizer run can only fail them. */
-static void read_results(const char *path, bool asan)
+/* The plain run gives the rows; the sanitizer run can only fail them.
+ * The integration run's rows go to their own section. */
+static void read_results(const char *path, bool asan, bool integration)
 {
     FILE *f = open_or_die(path, "r");
     char line[8192], *fld[8];
@@ -135,8 +184,9 @@ static void read_results(const char *path, bool asan)
             if (nrows == MAX_TESTS)
                 die("too many tests");
             r = &rows[nrows++];
-            r->lesson = atoi(fld[0]);
-            snprintf(r->name, sizeof r->name, "%s", fld[1]);
+            r->lesson = integration ? INTEGRATION : atoi(fld[0]);
+            snprintf(r->name, sizeof r->name, integration ? "%s (lesson %s)" : "%s", fld[1],
+                     fld[0]);
             r->points = atof(fld[2]);
             snprintf(r->hint, sizeof r->hint, "%s", fld[6]);
         } else {
@@ -163,10 +213,10 @@ static void read_results(const char *path, bool asan)
 static void quote_output(const char *path, char *dst, size_t cap)
 {
     dst[0] = '\0';
-    FILE *f = fopen(path, "r");
+    FILE *f = path[0] && output_quote > 0 ? fopen(path, "r") : NULL;
     if (f == NULL)
         return;
-    size_t n = fread(dst, 1, cap - 1, f);
+    size_t n = fread(dst, 1, cap - 1 < (size_t)output_quote ? cap - 1 : (size_t)output_quote, f);
     dst[n] = '\0';
     fclose(f);
 }
@@ -182,9 +232,10 @@ static void test_text(const test_row *r, char *dst, size_t cap)
     }
     char out[OUTPUT_QUOTE + 1];
     quote_output(r->outfile, out, sizeof out);
-    snprintf(dst, cap, "%s: %s%s%s%s%s", r->result, r->message,
+    snprintf(dst, cap, "%s: %s%s%s%s", r->result, r->message,
              r->hint[0] ? "\nHint: " : "", r->hint,
-             out[0] ? "\nOutput (first " : "", out[0] ? "bytes):\n" : "");
+             out[0] ? "\nWhat the submission itself printed (at most the first bytes; "
+                      "never part of the verdict):\n" : "");
     if (out[0]) {
         size_t used = strlen(dst);
         snprintf(dst + used, cap - used, "%s", out);
@@ -230,14 +281,17 @@ static void write_json(const char *path, double score, double max)
         const lesson_info *li = &lessons[r->lesson];
         double scale = li->points > 0 ? li->weight / li->points : 0;
         char name[256];
-        snprintf(name, sizeof name, "lesson %d: %s", r->lesson, r->name);
+        if (r->lesson == INTEGRATION)
+            snprintf(name, sizeof name, "integration: %s", r->name);
+        else
+            snprintf(name, sizeof name, "lesson %d: %s", r->lesson, r->name);
         test_text(r, text, sizeof text);
         cJSON *t = cJSON_CreateObject();
         cJSON_AddStringToObject(t, "name", name);
         cJSON_AddNumberToObject(t, "score", passed(r) ? r->points * scale : 0);
         cJSON_AddNumberToObject(t, "max_score", r->points * scale);
         cJSON_AddStringToObject(t, "output", text);
-        cJSON_AddStringToObject(t, "visibility", "visible");
+        cJSON_AddStringToObject(t, "visibility", visibility_of(r->name));
         cJSON_AddItemToArray(tests, t);
     }
     char *json = cJSON_Print(root);
@@ -259,8 +313,12 @@ static void write_junit(const char *path)
     for (int l = 0; l < MAX_LESSONS; l++) {
         if (lessons[l].tests == 0)
             continue;
-        fprintf(f, "  <testsuite name=\"lesson %d\" tests=\"%d\" failures=\"%d\">\n", l,
-                lessons[l].tests, lessons[l].tests - lessons[l].passed);
+        if (l == INTEGRATION)
+            fprintf(f, "  <testsuite name=\"integration\" tests=\"%d\" failures=\"%d\">\n",
+                    lessons[l].tests, lessons[l].tests - lessons[l].passed);
+        else
+            fprintf(f, "  <testsuite name=\"lesson %d\" tests=\"%d\" failures=\"%d\">\n", l,
+                    lessons[l].tests, lessons[l].tests - lessons[l].passed);
         if (cuda_where[0]) {
             fprintf(f, "    <properties><property name=\"cuda\" value=\"");
             xml_escaped(f, cuda_where);
@@ -294,12 +352,14 @@ int main(int argc, char **argv)
     const char *weights = NULL, *notes = NULL, *normal = NULL, *asan = NULL, *outdir = NULL;
     const char *who = "";
     int opt;
-    while ((opt = getopt(argc, argv, "w:b:n:a:o:s:c:")) != -1) {
+    const char *integ = NULL;
+    while ((opt = getopt(argc, argv, "w:b:n:a:i:o:s:c:")) != -1) {
         switch (opt) {
         case 'w': weights = optarg; break;
         case 'b': notes = optarg; break;
         case 'n': normal = optarg; break;
         case 'a': asan = optarg; break;
+        case 'i': integ = optarg; break;
         case 'o': outdir = optarg; break;
         case 's': who = optarg; break;
         case 'c': cuda_where = optarg; break;
@@ -310,8 +370,10 @@ int main(int argc, char **argv)
         die("usage: report -w W -b B -n N -a A -o OUTDIR [-s NAME] [-c CUDA]");
     read_weights(weights);
     read_notes(notes);
-    read_results(normal, false);
-    read_results(asan, true);
+    read_results(normal, false, false);
+    read_results(asan, true, false);
+    if (integ != NULL)
+        read_results(integ, false, true);
 
     for (int i = 0; i < nrows; i++) {
         test_row *r = &rows[i];
@@ -348,8 +410,12 @@ int main(int argc, char **argv)
         score += s;
         max += li->weight;
         const char *c = li->passed == li->tests ? green : red;
-        printf("  %s%2d %-27s %4d/%-4d %5.1f/%-5.1f %6.2f/%-6.2f%s\n", c, l, li->title,
-               li->passed, li->tests, li->earned, li->points, s, li->weight, off);
+        if (l == INTEGRATION)
+            printf("  %s I %-27s %4d/%-4d %5.1f/%-5.1f %6.2f/%-6.2f%s\n", c, li->title,
+                   li->passed, li->tests, li->earned, li->points, s, li->weight, off);
+        else
+            printf("  %s%2d %-27s %4d/%-4d %5.1f/%-5.1f %6.2f/%-6.2f%s\n", c, l, li->title,
+                   li->passed, li->tests, li->earned, li->points, s, li->weight, off);
         if (li->notes[0])
             printf("     %s%s%s\n", red, li->notes, off);
     }
@@ -357,8 +423,12 @@ int main(int argc, char **argv)
            max > 0 ? 100 * score / max : 0);
     for (int i = 0, shown = 0; i < nrows && shown < 10; i++) {
         if (!passed(&rows[i])) {
-            printf("  %sFAIL%s lesson %d %s: %s\n", red, off, rows[i].lesson, rows[i].name,
-                   rows[i].message);
+            if (rows[i].lesson == INTEGRATION)
+                printf("  %sFAIL%s integration %s: %s\n", red, off, rows[i].name,
+                       rows[i].message);
+            else
+                printf("  %sFAIL%s lesson %d %s: %s\n", red, off, rows[i].lesson,
+                       rows[i].name, rows[i].message);
             shown++;
         }
     }

@@ -6,25 +6,24 @@
 # holds a submission as a patch against solution/ (so it follows the
 # solution as it changes) and an `expect` file, one claim a line:
 #   lesson N full|zero|partial   that lesson's score
+#   integration full|zero|partial  the integration section's score
 #   message TEXT                 some failing test says TEXT
 #   note N TEXT                  the build notes of lesson N say TEXT
 #   total full|zero|partial      the whole grade
 #   every-failure TEXT           every failing test fails cleanly, saying TEXT
-# Every grade must also end with "N passed, N failed" and take under two
-# minutes (four for the ones graded two at a time, see LIMIT_SHARED_S).  Then batch grading (grade-all.sh) of a nested and of a broken
-# submission.  Prints "ok - NAME" or "not ok - NAME: why" per case, then the
-# line "N passed, N failed".
+# Every grade must also end with "N passed, N failed".  The grades run four
+# at a time on this 2-core machine, the solution's among them: a correct
+# lesson must keep full marks however busy the machine is (the limits are
+# CPU time, which a shared machine does not stretch).  The seconds each
+# grade took are printed, never judged.  Then batch grading (grade-all.sh)
+# of a nested and of a broken submission.  Prints "ok - NAME" or "not ok -
+# NAME: why" per case, then the line "N passed, N failed".
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 2
 work=$(mktemp -d "${TMPDIR:-/tmp}/grader-selftest.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-# A grade of one submission must take under two minutes on this 2-core
-# machine: the solution's grade, which runs alone, is held to that.  The
-# others run two at a time to keep make check short, sharing the machine,
-# so each is held to twice that.
-LIMIT_S=120
-LIMIT_SHARED_S=240
+AT_ONCE=${GRADE_AT_ONCE:-4}
 
 make -s grader-objs >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 
@@ -37,12 +36,10 @@ grade() {
 
 # judge NAME EXPECT-FILE: print ok / not ok
 judge() {
-    local name=$1 expect=$2 rc secs why limit=$LIMIT_SHARED_S
-    [ "$name" = solution ] && limit=$LIMIT_S
+    local name=$1 expect=$2 rc secs why
     read -r rc secs <"$work/$name.status"
     why=""
     [ "$rc" -eq 0 ] || why="grade.sh exited $rc: $(tail -n 3 "$work/$name.log" | tr '\n' ' ')"
-    [ -n "$why" ] || [ "$secs" -lt "$limit" ] || why="took $secs s, more than $limit s"
     [ -n "$why" ] || tail -n 1 "$work/$name.log" | grep -qE '^[0-9]+ passed, [0-9]+ failed$' ||
         why="the report does not end with 'N passed, N failed'"
     [ -n "$why" ] || why=$(python3 - "$work/$name" "$expect" <<'EOF'
@@ -52,7 +49,8 @@ res = json.load(open(f"{out}/results.json"))
 notes = [l.rstrip("\n").split("\t") for l in open(f"{out}/build-notes.tsv")]
 score, top = {}, {}
 for t in res["tests"]:
-    lesson = int(t["name"].split(":")[0].split()[1])
+    head = t["name"].split(":")[0].split()
+    lesson = "integration" if head[0] == "integration" else int(head[1])
     score[lesson] = score.get(lesson, 0) + t["score"]
     top[lesson] = top.get(lesson, 0) + t["max_score"]
 for line in open(expect):
@@ -60,8 +58,8 @@ for line in open(expect):
     if not words or words[0].startswith("#"):
         continue
     kind = words[0]
-    if kind == "lesson":
-        l, want = int(words[1]), words[2]
+    if kind in ("lesson", "integration"):
+        l, want = (int(words[1]), words[2]) if kind == "lesson" else ("integration", words[1])
         s, m = score.get(l, 0), top.get(l, 0)
         got = "full" if m > 0 and abs(s - m) < 1e-9 else "zero" if s == 0 else "partial"
         if got != want:
@@ -95,13 +93,13 @@ EOF
     fi
 }
 
-# The solution first: its grade also times the tests for the timeouts.
+# Time the solution's tests once (the limits), then grade the solution, the
+# skeleton and every submission, AT_ONCE at a time.
+bash grader/grade.sh --calibrate >"$work/calibrate.log" 2>&1 || { cat "$work/calibrate.log"; exit 1; }
 printf 'total full\n' >"$work/solution.expect"
-grade solution "$root/solution"
+cp -R "$root/solution" "$work/tree-solution"
 printf 'total zero\nevery-failure not implemented\n' >"$work/skeleton.expect"
-
-# Then the skeleton and every submission, two at a time.
-cases=(skeleton)
+cases=(solution skeleton)
 cp -R "$root/skeleton" "$work/tree-skeleton"
 for dir in grader/selftest/submissions/*/; do
     name=$(basename "$dir")
@@ -117,7 +115,7 @@ for name in "${cases[@]}"; do
     [ -e "$work/$name.status" ] && continue
     grade "$name" "$work/tree-$name" &
     running=$((running + 1))
-    if [ $running -ge 2 ]; then
+    if [ $running -ge "$AT_ONCE" ]; then
         wait -n
         running=$((running - 1))
     fi
@@ -149,7 +147,7 @@ else
     echo "not ok - grade-all: ${batch_why:-no gradebook: $(tail -n 2 "$work/batch.log")}"
     failed=$((failed + 1))
 fi
-for name in solution "${cases[@]}"; do
+for name in "${cases[@]}"; do
     expect="$work/$name.expect"
     [ -e "$expect" ] || expect="grader/selftest/submissions/$name/expect"
     line=$(judge "$name" "$expect")

@@ -133,45 +133,16 @@ static void simplify_cases(k_ctx *k)
                        cases[i].has_b ? cases[i].sb : NULL, cases[i].why);
 }
 
-/* Strides of the kinds a loop meets: a row-major layout of a base that may
- * be padded, permuted, reversed or broadcast (stride 0), so that some
- * neighbours merge and some do not; sometimes arbitrary numbers. */
-static void random_strides(k_ctx *k, int ndim, const int64_t *shape, int64_t *strides)
-{
-    if (k_one_in(k, 5)) {
-        for (int d = 0; d < ndim; d++)
-            strides[d] = k_int(k, -6, 6);
-        return;
-    }
-    int64_t perm[ND_MAX_DIMS];
-    k_perm(k, ndim, perm);
-    if (k_one_in(k, 2))   /* mostly in order: neighbours that may merge */
-        for (int d = 0; d < ndim; d++)
-            perm[d] = d;
-    int64_t s = k_int(k, 1, 2);
-    for (int j = ndim - 1; j >= 0; j--) {
-        strides[perm[j]] = s;
-        s *= (shape[perm[j]] > 0 ? shape[perm[j]] : 1) + (k_one_in(k, 5) ? 1 : 0);
-    }
-    bool flip = k_one_in(k, 4);
-    for (int d = 0; d < ndim; d++) {
-        if (flip || k_one_in(k, 8))
-            strides[d] = -strides[d];
-        if (k_one_in(k, 8))
-            strides[d] = 0;
-    }
-}
-
 static void simplify_random(k_ctx *k)
 {
     for (int i = 0; i < 1000; i++) {
         int64_t shape[ND_MAX_DIMS], sa[ND_MAX_DIMS], sb[ND_MAX_DIMS];
         int nd = k_shape(k, (int)k_int(k, 0, ND_MAX_DIMS), i % 8 == 0 ? 0 : 1, 5, 2000, shape);
-        random_strides(k, nd, shape, sa);
+        k_strides(k, nd, shape, sa);
         if (i % 3 == 1)
             memcpy(sb, sa, sizeof sb);
         else
-            random_strides(k, nd, shape, sb);
+            k_strides(k, nd, shape, sb);
         check_simplify(k, nd, shape, sa, i % 3 ? sb : NULL, SIMPLIFY_HINT);
     }
 }

@@ -34,6 +34,12 @@ typedef struct {
     nd_array before[K_ARGS];   /* the argument structs before the call */
     nd_array out_new;
     nd_array *out;             /* what the call was given as out, or NULL */
+    /* the int lists as the call passes them: heap copies of exactly the
+     * entries the function may read, so AddressSanitizer sees a read past
+     * them (NULL where the call passes NULL) */
+    int len[3];
+    int64_t *l64[3];
+    int *l32[3];
 } job;
 
 static int64_t *vals(k_res *r, int n)
@@ -96,15 +102,44 @@ static const nd_array *in(job *j, int i)
     return i < j->c->nargs && j->c->args[i].kind != K_NULLPTR ? &j->arr[i] : NULL;
 }
 
-static void list_int(const k_call *c, int l, int *dst)
+/* How many entries of list l the function may read. */
+static int list_len(const k_call *c, int l)
 {
-    for (int k = 0; k < K_LIST; k++)
-        dst[k] = (int)c->list[l][k];
+    int n = c->n;
+    if ((c->op == K_PERMUTE || c->op == K_OFFSET_OF) && c->nargs > 0)
+        n = c->args[0].ndim;
+    if (c->op == K_PERMUTE_BYTES || c->op == K_SIMPLIFY_PERM || c->op == K_INDEX_TO_OFFSET ||
+        c->op == K_SIMPLIFY_DIMS)
+        n = c->n;
+    (void)l;
+    return n < 0 ? 0 : n > K_LIST ? K_LIST : n;
 }
 
-static const int64_t *list(const k_call *c, int l)
+static bool lists(job *j)
 {
-    return c->list_null[l] ? NULL : c->list[l];
+    const k_call *c = j->c;
+    for (int l = 0; l < 3; l++) {
+        int n = j->len[l] = list_len(c, l);
+        j->l64[l] = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
+        j->l32[l] = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+        if (j->l64[l] == NULL || j->l32[l] == NULL)
+            return false;
+        for (int d = 0; d < n; d++) {
+            j->l64[l][d] = c->list[l][d];
+            j->l32[l][d] = (int)c->list[l][d];
+        }
+    }
+    return true;
+}
+
+static const int64_t *list(const job *j, int l)
+{
+    return j->c->list_null[l] ? NULL : j->l64[l];
+}
+
+static const int *list32(const job *j, int l)
+{
+    return j->c->list_null[l] ? NULL : j->l32[l];
 }
 
 /* The odometer, as vals: [0] positions visited (calls of nd_iter_next
@@ -120,8 +155,16 @@ static void iter(job *j)
     nd_iter it;
     memset(&it, 0xAB, sizeof it);
     nd_iter before = it;
-    r->status = nd_iter_init(c->out == K_OUT_NULL ? NULL : &it, c->n, list(c, 0));
+    if (c->at[2] > 0 && nd_iter_init(&it, (int)c->at[2], c->list[1]) == ND_OK) {
+        for (int i = 0; i < 3; i++)   /* an iterator used before, then re-initialised */
+            nd_iter_next(&it);
+        before = it;
+    }
+    r->status = nd_iter_init(c->out == K_OUT_NULL ? NULL : &it, c->n, list(j, 0));
     r->out_untouched = memcmp(&it, &before, sizeof it) == 0;
+    if (c->at[1] && j->l64[0] != NULL)   /* the caller reuses its shape array */
+        for (int d = 0; d < j->len[0]; d++)
+            j->l64[0][d] = 1000003;
     int nd = c->n >= 0 && c->n <= ND_MAX_DIMS ? c->n : 0;
     int64_t cap = c->at[0];
     int64_t *v = vals(r, (int)(K_ITER_HEAD + (cap + 1) * nd));
@@ -146,15 +189,16 @@ static void iter(job *j)
 static void simplify_dims(job *j)
 {
     const k_call *c = j->c;
-    int64_t l[3][K_LIST];
-    memcpy(l, c->list, sizeof l);
     int n = c->n;
     j->r->status = nd_simplify_dims(c->out == K_OUT_NULL ? NULL : &n,
-                                    c->list_null[0] ? NULL : l[0], c->list_null[1] ? NULL : l[1],
-                                    c->list_null[2] ? NULL : l[2]);
+                                    c->list_null[0] ? NULL : j->l64[0],
+                                    c->list_null[1] ? NULL : j->l64[1],
+                                    c->list_null[2] ? NULL : j->l64[2]);
     int64_t *v = vals(j->r, 1 + 3 * K_LIST);
     v[0] = n;
-    memcpy(v + 1, l, sizeof l);
+    for (int l = 0; l < 3; l++)
+        for (int d = 0; d < K_LIST; d++)
+            v[1 + l * K_LIST + d] = d < j->len[l] ? j->l64[l][d] : c->list[l][d];
 }
 
 static void simplify_perm(job *j)
@@ -163,7 +207,8 @@ static void simplify_perm(job *j)
     int64_t shape[K_LIST], oshape[K_LIST];
     int perm[K_LIST], operm[K_LIST], ondim = (int)K_POISON64;
     memcpy(shape, c->list[0], sizeof shape);
-    list_int(c, 1, perm);
+    for (int k = 0; k < K_LIST; k++)
+        perm[k] = (int)c->list[1][k];
     for (int k = 0; k < K_LIST; k++) {
         oshape[k] = K_POISON64;
         operm[k] = (int)K_POISON64;
@@ -187,16 +232,14 @@ static void simplify_perm(job *j)
 static void permute_bytes(job *j)
 {
     const k_call *c = j->c;
-    int perm[K_LIST];
-    list_int(c, 1, perm);
     int64_t flags = c->at[3];
     char *src = (char *)j->base[0].buf->ptr + c->at[1];
     char *dst = (char *)j->base[flags & 4 ? 0 : 1].buf->ptr + c->at[2];
     const void *s = flags & 1 ? NULL : src;
     void *d = flags & 2 ? NULL : dst;
     int ran = (int)K_POISON64;
-    const int64_t *shape = list(c, 0);
-    const int *p = c->list_null[1] ? NULL : perm;
+    const int64_t *shape = list(j, 0);
+    const int *p = list32(j, 1);
     if (c->code < 0)
         j->r->status = nd_permute_bytes(c->dev, s, d, (size_t)c->at[0], c->n, shape, p);
     else
@@ -212,15 +255,14 @@ static void call(job *j)
     k_res *r = j->r;
     const nd_array *a = in(j, 0), *b = in(j, 1), *d = in(j, 2);
     nd_array *out = j->out;
-    int ax[K_LIST];
-    list_int(c, 0, ax);
     switch (c->op) {
     case K_COMPACT_STRIDES: {
-        int64_t *v = vals(r, K_LIST), st[K_LIST];
-        for (int k = 0; k < K_LIST; k++)
+        int64_t *v = vals(r, K_LIST), *st = j->l64[1];   /* exactly n entries */
+        for (int k = 0; k < j->len[1]; k++)
             st[k] = K_POISON64;
-        r->status = nd_compact_strides(c->n, list(c, 0), c->out == K_OUT_NULL ? NULL : st);
-        memcpy(v, st, sizeof st);
+        r->status = nd_compact_strides(c->n, list(j, 0), c->out == K_OUT_NULL ? NULL : st);
+        for (int k = 0; k < K_LIST; k++)
+            v[k] = k < j->len[1] ? st[k] : K_POISON64;
         break;
     }
     case K_IS_COMPACT: {
@@ -231,13 +273,13 @@ static void call(job *j)
     }
     case K_OFFSET_OF: {
         int64_t off = K_POISON64;
-        r->status = nd_offset_of(a, list(c, 0), c->out == K_OUT_NULL ? NULL : &off);
+        r->status = nd_offset_of(a, list(j, 0), c->out == K_OUT_NULL ? NULL : &off);
         vals(r, 1)[0] = off;
         break;
     }
-    case K_RESHAPE: r->status = nd_reshape(a, c->n, list(c, 0), out); break;
-    case K_PERMUTE: r->status = nd_permute(a, c->list_null[0] ? NULL : ax, out); break;
-    case K_BROADCAST_TO: r->status = nd_broadcast_to(a, c->n, list(c, 0), out); break;
+    case K_RESHAPE: r->status = nd_reshape(a, c->n, list(j, 0), out); break;
+    case K_PERMUTE: r->status = nd_permute(a, list32(j, 0), out); break;
+    case K_BROADCAST_TO: r->status = nd_broadcast_to(a, c->n, list(j, 0), out); break;
     case K_SLICE: r->status = nd_slice(a, c->n, c->list_null[0] ? NULL : c->idx, out); break;
     case K_DIAGONAL:
         r->status = nd_diagonal(a, c->at[0], (int)c->at[1], (int)c->at[2], out);
@@ -256,14 +298,13 @@ static void call(job *j)
     case K_UNARY: r->status = nd_unary((nd_unop)c->code, a, out); break;
     case K_UNARY_INTO: r->status = nd_unary_into((nd_unop)c->code, a, b); break;
     case K_REDUCE:
-        r->status = nd_reduce((nd_reduce_op)c->code, a, c->n, c->list_null[0] ? NULL : ax,
-                              c->keepdims, out);
+        r->status = nd_reduce((nd_reduce_op)c->code, a, c->n, list32(j, 0), c->keepdims, out);
         break;
     case K_MATMUL: r->status = nd_matmul(a, b, out); break;
     case K_MATMUL_NAIVE: r->status = nd_matmul_naive(a, b, out); break;
     case K_INDEX_TO_OFFSET:
         r->status = ND_OK;
-        vals(r, 1)[0] = nd_index_to_offset(c->at[0], c->n, c->list[0], c->list[1], c->at[1]);
+        vals(r, 1)[0] = nd_index_to_offset(c->at[0], c->n, j->l64[0], j->l64[1], c->at[1]);
         break;
     case K_SIMPLIFY_PERM: simplify_perm(j); break;
     case K_PERMUTE_BYTES: permute_bytes(j); break;
@@ -338,7 +379,7 @@ void k_exec(const k_call *c, k_res *r)
     r->out_buf = K_NOBUF;
     job j = { .c = c, .r = r };
     memset(&j.out_new, 0xAB, sizeof j.out_new);
-    if (!build(&j))
+    if (!build(&j) || !lists(&j))
         goto done;
     if (takes_out(c->op))
         j.out = c->out == K_OUT_NEW ? &j.out_new : c->out >= 0 ? &j.arr[c->out] : NULL;
@@ -368,6 +409,10 @@ void k_exec(const k_call *c, k_res *r)
 done:
     for (int i = 0; i < c->nbufs; i++)
         nd_release(&j.base[i]);
+    for (int l = 0; l < 3; l++) {
+        free(j.l64[l]);
+        free(j.l32[l]);
+    }
 }
 
 int k_serve(int in, int out)

@@ -265,3 +265,33 @@ k_arr k_strided(k_ctx *k, k_call *c, int64_t size, int ndim, const int64_t *shap
 {
     return k_at(k_buffer(k, c, size, fill), ndim, shape, strides, offset);
 }
+
+/* Strides of the kinds a loop meets: a row-major layout of a base that may
+ * be padded, permuted, reversed or broadcast (stride 0), so that some
+ * neighbours merge and some do not; sometimes arbitrary numbers. */
+void k_strides(k_ctx *k, int ndim, const int64_t *shape, int64_t *strides)
+{
+    if (k_one_in(k, 5)) {
+        for (int d = 0; d < ndim; d++)
+            strides[d] = k_int(k, -6, 6);
+        return;
+    }
+    int64_t perm[ND_MAX_DIMS];
+    k_perm(k, ndim, perm);
+    if (k_one_in(k, 2))   /* mostly in order: neighbours that may merge */
+        for (int d = 0; d < ndim; d++)
+            perm[d] = d;
+    int64_t s = k_int(k, 1, 2);
+    for (int j = ndim - 1; j >= 0; j--) {
+        strides[perm[j]] = s;
+        s *= (shape[perm[j]] > 0 ? shape[perm[j]] : 1) + (k_one_in(k, 5) ? 1 : 0);
+    }
+    bool flip = k_one_in(k, 4);
+    for (int d = 0; d < ndim; d++) {
+        if (flip || k_one_in(k, 8))
+            strides[d] = -strides[d];
+        if (k_one_in(k, 8))
+            strides[d] = 0;
+    }
+}
+

@@ -224,6 +224,11 @@ int k_broadcastable(k_ctx *k, int ndim, const int64_t *shape, int64_t *out);
 /* Set the int list i of c (and c->n when i is 0). */
 void k_list(k_call *c, int i, int n, const int64_t *v);
 
+/* Strides of the kinds a loop meets: a row-major layout of a base that
+ * may be padded, permuted, reversed or broadcast (stride 0), so that some
+ * neighbours merge and some do not; sometimes arbitrary numbers. */
+void k_strides(k_ctx *k, int ndim, const int64_t *shape, int64_t *strides);
+
 /* A random permutation of 0..n-1. */
 void k_perm(k_ctx *k, int n, int64_t *perm);
 

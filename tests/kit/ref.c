@@ -426,19 +426,20 @@ static k_want lesson2(k_ctx *k, const k_call *c)
             ERR(ND_ERR_ARG, "%s", why);
         if (c->out == K_OUT_NULL)
             ERR(ND_ERR_ARG, "argument 'it' is NULL");
+        /* the walk the executor records: at most at[0] positions */
         int nd = c->n;
-        int64_t n = k_numel(nd, c->list[0]);
-        int64_t *v = ivals(k, &w, (int)(6 + (n + 1) * nd));
-        v[0] = n;
+        int64_t n = k_numel(nd, c->list[0]), seen = n < c->at[0] ? n : c->at[0];
+        int64_t *v = ivals(k, &w, (int)(6 + (seen + 1) * nd));
+        v[0] = seen;
         v[1] = 1;
         v[2] = nd;
         v[3] = n;
         v[4] = 0;
-        v[5] = n;
-        for (int64_t i = 0; i < n; i++)
+        v[5] = seen;
+        for (int64_t i = 0; i < seen; i++)
             k_unravel(i, nd, c->list[0], v + 6 + i * nd);
-        if (n > 0)
-            memcpy(v + 6 + n * nd, v + 6 + (n - 1) * nd, (size_t)nd * sizeof(int64_t));
+        if (seen > 0)
+            memcpy(v + 6 + seen * nd, v + 6 + (seen - 1) * nd, (size_t)nd * sizeof(int64_t));
         return w;
     }
     case K_SIMPLIFY_DIMS: {
