@@ -2,8 +2,8 @@
 # coverage.sh -- how much of the solution the hidden tests run.
 #
 # Builds solution/ with gcov instrumentation (-O0 --coverage; the .cu files
-# for the CUDA emulator, as the grader builds them), links it to
-# the grader's own objects, runs every hidden test -- and the framework's
+# for the CUDA emulator, as the grader builds them) into the grader's
+# executor, runs every hidden test through the grader's verdict -- and the framework's
 # own tests (the public "lesson 0": students never write the framework, so
 # no hidden test is about it) -- and has gcovr write
 # build/coverage/index.html (line by line) and a summary.  Fails if the
@@ -36,21 +36,18 @@ for f in solution/src/*.cu; do
     objs+=("$o")
 done
 objs+=(build/grader/emu-normal/emu.o)
-"$CXX" --coverage "${objs[@]}" $(find build/grader/normal -name '*.o' | sort) \
-    $(pkg-config --libs check) -lm -o "$obj/runner" || exit 1
-"$obj/runner" -o "$out/results.tsv" -d "$out/outputs" -s 120 | tail -n 1
-# The framework's tests: the public runner, linked to the same objects.
+# One executor of the instrumented solution serves every lesson (exec-N
+# and exec-all), run by the grader's own verdict.
+exec=(build/grader/normal/exec/grader/executor.o build/grader/normal/exec/tests/kit/wire.o
+      build/grader/normal/exec/tests/kit/exec.o)
+"$CXX" --coverage "${exec[@]}" "${objs[@]}" -lm -o "$obj/executor" || exit 1
+for l in 1 2 3 4 5 6 7 all; do ln -sf executor "$obj/exec-$l"; done
+build/grader/verdict -o "$out/results.tsv" -d "$out/outputs" -x "$obj" -s 120 | tail -n 1
+# The framework's tests: the public runner (lesson 0), linked to the same objects.
 tobjs=()
-for f in tests/main.c tests/helpers.c tests/test_00_array.c; do
+for f in tests/run_tests.c tests/kit/*.c tests/test_*.c; do
     o="$obj/t_$(basename "$f" .c).o"
-    "$CC" -std=c11 -g -O0 -Wall -Wextra -D_POSIX_C_SOURCE=200809L -Isolution/include -Itests \
-        $(pkg-config --cflags check) -c "$f" -o "$o" || exit 1
-    tobjs+=("$o")
-done
-# main.c names every public suite: link them all, run only lesson 0
-for f in tests/test_0[1-9]*.c; do
-    o="$obj/t_$(basename "$f" .c).o"
-    "$CC" -std=c11 -g -O0 -Wall -Wextra -D_POSIX_C_SOURCE=200809L -Isolution/include -Itests \
+    "$CC" -std=c11 -g -O0 -Wall -Wextra -D_POSIX_C_SOURCE=200809L -Isolution/include -Itests/kit \
         $(pkg-config --cflags check) -c "$f" -o "$o" || exit 1
     tobjs+=("$o")
 done
@@ -59,7 +56,7 @@ done
 "$obj/framework" -l 0 -q | tail -n 1
 if grep -qv -P '\tpass\t' "$out/results.tsv"; then
     echo "coverage: some hidden tests failed on the solution:" >&2
-    grep -v -P '\tpass\t' "$out/results.tsv" | cut -f2,5 | head -n 5 >&2
+    grep -v -P '\tpass\t' "$out/results.tsv" | cut -f2,6 | head -n 5 >&2
     exit 1
 fi
 gcovr --root . --filter 'solution/src/' --object-directory "$obj" \

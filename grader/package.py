@@ -132,7 +132,7 @@ def check_handout(path):
                    "skeleton/src/06_cuda.cu", "skeleton/src/07_permute.cu",
                    "skeleton/src/device.cu", "skeleton/src/nd_cuda.h", "grader/emu/emu.cpp",
                    "grader/emu/cu2cpp.py", "grader/emu/include/cuda_runtime.h",
-                   "tests/main.c", "lessons/01-views.md", "site/index.html"]:
+                   "tests/run_tests.c", "tests/kit/kit.h", "lessons/01-views.md", "site/index.html"]:
         if not any(m.endswith("/" + needed) for m in tarfile.open(path).getnames()):
             problems.append(f"{needed}: missing")
     for p in problems:
@@ -221,10 +221,11 @@ def check_gradescope(path):
         for f in ["setup.sh", "run_autograder"]:
             os.chmod(os.path.join(src, f), 0o755)
         # the grader's calibration is per machine: reuse this checkout's
-        times = os.path.join(ROOT, "build", "grader", "solution-times-emu.tsv")
-        if os.path.exists(times):
-            os.makedirs(os.path.join(src, "build", "grader"), exist_ok=True)
-            shutil.copy(times, os.path.join(src, "build", "grader"))
+        for build in ["normal", "asan"]:
+            times = os.path.join(ROOT, "build", "grader", f"solution-cpu-emu-{build}.tsv")
+            if os.path.exists(times):
+                os.makedirs(os.path.join(src, "build", "grader"), exist_ok=True)
+                shutil.copy(times, os.path.join(src, "build", "grader"))
         upload = os.path.join(ag, "submission", "my-work", "src")
         os.makedirs(upload)
         for f in os.listdir(os.path.join(ROOT, "solution", "src")):
