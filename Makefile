@@ -239,3 +239,12 @@ $(B)/bench_cpu: tests/bench/bench_cpu.c $(B)/libnd.a
 	$(Q)$(CXX) -x c $(CFLAGS_COMMON) $(OPT) -I$(TREE)/include $< -x none $(B)/libnd.a $(CUDA_LIBS) -lopenblas -lm -o $@
 
 -include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(CUDA_OBJS:.o=.d)
+
+# The solution's CPU seconds per public test, under the sanitizers (the
+# students' default build): their tests may use 10 times as much.
+times: ## (authors) measure the solution's public tests: tests/times.tsv, their CPU-time limits
+	$(AUTHORS_ONLY)
+	@$(MAKE) -s build TREE=solution SAN=1
+	@build/solution/asan/run_tests -q -j 1 -C tests/times.tsv >/dev/null || \
+		{ echo "make times: the solution fails a public test" >&2; exit 1; }
+	@echo "wrote tests/times.tsv: $$(wc -l <tests/times.tsv) tests"

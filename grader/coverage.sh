@@ -39,7 +39,7 @@ objs+=(build/grader/emu-normal/emu.o)
 # One executor of the instrumented solution serves every lesson (exec-N
 # and exec-all), run by the grader's own verdict.
 exec=(build/grader/normal/exec/grader/executor.o build/grader/normal/exec/tests/kit/wire.o
-      build/grader/normal/exec/tests/kit/exec.o)
+      build/grader/normal/exec/tests/kit/exec.o build/grader/normal/exec/tests/kit/stack.o)
 "$CXX" --coverage "${exec[@]}" "${objs[@]}" -lm -o "$obj/executor" || exit 1
 for l in 1 2 3 4 5 6 7 all; do ln -sf executor "$obj/exec-$l"; done
 build/grader/verdict -o "$out/results.tsv" -d "$out/outputs" -x "$obj" -s 120 | tail -n 1

@@ -10,6 +10,7 @@
  * anything it locks itself down further.
  */
 #include "kit_impl.h"
+#include "runner.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -17,5 +18,6 @@
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
+    k_catch_cpu_limit();   /* a timeout's message then says where it looped */
     return k_serve(0, 3);
 }

@@ -358,7 +358,8 @@ build() {   # VARIANT FLAGS...: the executors of one build, in $scratch/VARIANT
     done
     local rest=("$root/build/grader/$v/exec/grader/executor.o" \
                 "$root/build/grader/$v/exec/tests/kit/wire.o" \
-                "$root/build/grader/$v/exec/tests/kit/exec.o" "${framework[@]}")
+                "$root/build/grader/$v/exec/tests/kit/exec.o" \
+                "$root/build/grader/$v/exec/tests/kit/stack.o" "${framework[@]}")
     [ "$cuda_mode" = emu ] && rest+=("$root/build/grader/emu-$v/emu.o")
     link() {   # OUT OBJS...
         local out=$1

@@ -11,9 +11,9 @@ GRADE_OUT ?= build/grade/$(TREE_ID)
 #                             part of the library (the link proves it)
 #   build/grader/VARIANT/exec the kit's executor (calls in, raw results out),
 #                             linked with a submission into each executor
-KIT_VERDICT_SRCS := $(addprefix tests/kit/,gen.c ref.c check.c wire.c runner.c transition.c)
+KIT_VERDICT_SRCS := $(addprefix tests/kit/,gen.c ref.c check.c wire.c runner.c stack.c transition.c)
 VERDICT_SRCS := grader/verdict.c $(KIT_VERDICT_SRCS) $(sort $(wildcard grader/hidden/*.c))
-EXEC_SRCS := grader/executor.c tests/kit/wire.c tests/kit/exec.c
+EXEC_SRCS := grader/executor.c tests/kit/wire.c tests/kit/exec.c tests/kit/stack.c
 GRADER_FLAGS := $(CFLAGS_COMMON) -Iskeleton/include -Itests/kit $(CHECK_CFLAGS)
 GRADER_SAN := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer

@@ -167,7 +167,6 @@ int main(int argc, char **argv)
     k_set_limits(cases, n, times, factor, floor);
     for (int i = 0; i < n; i++) {
         k_case *c = &cases[i];
-        c->short_limit = c->limit / factor * 3 > floor / 4 ? c->limit / factor * 3 : floor / 4;
         if (rejected[c->lesson]) {
             c->skip = true;
             c->result = K_FAIL;

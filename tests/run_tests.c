@@ -4,14 +4,19 @@
  * each test's own process, so a test is fast and can be debugged with gdb.
  *
  *   run_tests [-l LESSON]... [-t TEST] [-r results.tsv] [-j JOBS] [-q | -v]
- *             [-x EXECUTOR] [-T times.tsv]
+ *             [-x EXECUTOR] [-T times.tsv] [-C cpu.tsv]
  *
  * -l picks lessons (repeatable), -t one test by name ("reshape_random" or
  * "reshape_random[cpu]"), -r also writes one line per test for scripts:
  * lesson, test, result (pass, fail, crash or timeout), message.  -j runs
  * that many tests at once (default: the number of cores).  -x sends every
  * call to the executor program EXECUTOR instead (the sanitizer build).
- * -T takes CPU-time limits from the solution's times.  The last line is
+ * Each test may use 10 times the CPU seconds the solution's test takes
+ * (-T, by default tests/times.tsv, written by `make times`), at least 1 s
+ * (2 s under the sanitizers); once timeouts have used 10 s, the tests left
+ * get 3 times the solution's, so an endless loop in a function every test
+ * calls costs seconds, not minutes.  -C writes each passing test's CPU
+ * seconds ("name<TAB>seconds", what make times keeps).  The last line is
  * "N passed, N failed"; the exit status is 0 only when nothing failed.
  *
  * The output is for a learner: the first failure in full (its message, its
@@ -44,7 +49,7 @@ static const char *const lesson_files[NSUITES] = {
 /* Failures shown on one line each after the first, before "... and N more". */
 #define MAX_BRIEF 10
 /* Lines of a crashed test's own output shown under it. */
-#define MAX_OUTPUT 12
+#define MAX_OUTPUT 60
 
 /* ---------------------------------------------------------------------- */
 /* Output for a learner                                                   */
@@ -113,7 +118,7 @@ static void print_wrapped(int indent, const char *lead, const char *lead_colour,
 /* A failed, crashed or stopped test. */
 typedef struct {
     int lesson;
-    bool crash;
+    bool crash, timeout;
     const char *name, *msg, *file, *output;
     int line;
 } failure;
@@ -134,6 +139,7 @@ static void keep_failure(const k_case *c)
     fails[nfails++] = (failure){
         .lesson = c->lesson,
         .crash = c->result == K_CRASH || c->result == K_TIMEOUT,
+        .timeout = c->result == K_TIMEOUT,
         .name = c->name,
         .msg = c->msg ? c->msg : "",
         .file = c->file,
@@ -189,7 +195,18 @@ static const char *crash_hint(const char *msg)
 }
 
 
-/* The last lines of what a crashed test printed (a sanitizer's report). */
+static bool verbose_output;   /* -v: a crashed test's output in full */
+
+static bool has_output(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    bool any = f != NULL && fgetc(f) != EOF;
+    if (f != NULL)
+        fclose(f);
+    return any;
+}
+
+/* What a crashed test printed (a sanitizer's report, the stack of a loop). */
 static void show_output(const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -212,7 +229,7 @@ static void show_output(const char *path)
 static void print_full(const failure *f)
 {
     int bl = base_len(f->name);
-    printf("  %s%-5s%s %s%s%s  (lesson %d)\n", RED, f->crash ? "CRASH" : "FAIL", RESET, BOLD,
+    printf("  %s%-5s%s %s%s%s  (lesson %d)\n", RED, f->timeout ? "SLOW" : f->crash ? "CRASH" : "FAIL", RESET, BOLD,
            f->name, RESET, f->lesson);
     const char *hint = find_hint(f->msg);
     size_t body = hint ? (size_t)(hint - f->msg) : strlen(f->msg);
@@ -240,8 +257,10 @@ static void print_full(const failure *f)
     }
     if (f->file != NULL && strstr(f->file, "kit/") == NULL)   /* a framework test's own check */
         printf("        %sat %s:%d%s\n", DIM, f->file, f->line, RESET);
-    if (f->crash && f->output != NULL)
+    if (f->crash && f->output != NULL && verbose_output)
         show_output(f->output);
+    else if (f->crash && f->output != NULL && has_output(f->output))
+        printf("        %sthe whole report: make test T=%.*s V=1%s\n", DIM, bl, f->name, RESET);
     printf("        %srerun it alone: make test T=%.*s%s%s\n", DIM, bl, f->name,
            f->crash && !SANITIZED ? " SAN=1" : "", RESET);
 }
@@ -260,7 +279,7 @@ static void print_brief(const failure *f)
     int room = width - 8 - (int)strlen(f->name) - 2;
     if (room < 30)
         room = 30;
-    printf("  %s%-5s%s %s: ", RED, f->crash ? "CRASH" : "FAIL", RESET, f->name);
+    printf("  %s%-5s%s %s: ", RED, f->timeout ? "SLOW" : f->crash ? "CRASH" : "FAIL", RESET, f->name);
     int n = len > room ? room - 3 : len;
     for (int i = 0; i < n; i++)
         putchar(isspace((unsigned char)msg[i]) ? ' ' : msg[i]);
@@ -383,9 +402,9 @@ static void usage(void)
 int main(int argc, char **argv)
 {
     bool want[64] = { false }, any_lesson = false, quiet = false, verbose = false;
-    const char *results_path = NULL, *only = NULL, *times = NULL;
+    const char *results_path = NULL, *only = NULL, *times = NULL, *cpu_path = NULL;
     int opt, jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    while ((opt = getopt(argc, argv, "l:t:r:qvj:x:T:")) != -1) {
+    while ((opt = getopt(argc, argv, "l:t:r:qvj:x:T:C:")) != -1) {
         switch (opt) {
         case 'l': {
             int l = atoi(optarg);
@@ -399,10 +418,11 @@ int main(int argc, char **argv)
         case 't': only = optarg; break;
         case 'r': results_path = optarg; break;
         case 'q': quiet = true; break;
-        case 'v': verbose = true; break;
+        case 'v': verbose = verbose_output = true; break;
         case 'j': jobs = atoi(optarg); break;
         case 'x': executor = optarg; break;
         case 'T': times = optarg; break;
+        case 'C': cpu_path = optarg; break;
         default: usage();
         }
     }
@@ -442,7 +462,10 @@ int main(int argc, char **argv)
         }
         return 2;
     }
-    k_set_limits(cases, n, times, 10, SANITIZED ? 20 : 5);
+    double floor = SANITIZED ? 2 : 1;
+    if (times == NULL && access("tests/times.tsv", R_OK) == 0)
+        times = "tests/times.tsv";
+    k_set_limits(cases, n, times, 10, floor);
     if (!quiet && (!any_lesson || want[6]))
         printf("CUDA device: %s\n", cuda_ok ? cuda_name : "unusable (see cuda_device)");
     char outdir[] = "/tmp/nd-tests.XXXXXX";
@@ -453,7 +476,8 @@ int main(int argc, char **argv)
     progress_line = !quiet && colour;
     k_plan plan = { .cases = cases, .n = n, .jobs = jobs, .outdir = outdir,
                     .executor = executor != NULL ? executor_for : NULL,
-                    .wall_factor = 10, .wall_extra = 30, .progress = progress };
+                    .wall_factor = 10, .wall_extra = 30, .timeout_budget = 10,
+                    .progress = progress };
     k_run_plan(&plan);
     if (progress_line)
         printf("\r\033[K");
@@ -480,6 +504,12 @@ int main(int argc, char **argv)
     }
     if (results != NULL)
         fclose(results);
+    FILE *cpu = cpu_path != NULL ? fopen(cpu_path, "w") : NULL;
+    for (int i = 0; cpu != NULL && i < n; i++)
+        if (cases[i].result == K_PASS)
+            fprintf(cpu, "%s\t%.4f\n", cases[i].name, cases[i].cpu);
+    if (cpu != NULL)
+        fclose(cpu);
     if (!quiet)
         print_failures(verbose);
     for (int l = 0; l < NSUITES; l++)

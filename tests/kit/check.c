@@ -15,6 +15,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,6 +285,10 @@ const char *k_describe(const k_call *c, char *dst, size_t cap)
 /* Fail with the call, what was wrong, and a hint. */
 static void wrong(const k_call *c, const char *hint, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), noreturn));
+/* While shrinking, a failure is caught here instead of ending the test. */
+static jmp_buf *capture;
+static char captured[5000];
+
 static void wrong(const k_call *c, const char *hint, const char *fmt, ...)
 {
     char call[2000], what[2400];
@@ -292,6 +297,11 @@ static void wrong(const k_call *c, const char *hint, const char *fmt, ...)
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
     k_describe(c, call, sizeof call);
+    if (capture != NULL) {
+        snprintf(captured, sizeof captured, "%s: %s%s%s", call, what,
+                 hint && hint[0] ? " Hint: " : "", hint ? hint : "");
+        longjmp(*capture, 1);
+    }
     ck_abort_msg("%s: %s%s%s", call, what, hint && hint[0] ? " Hint: " : "", hint ? hint : "");
     abort();   /* not reached */
 }
@@ -659,11 +669,112 @@ const k_res *k_run(k_ctx *k, const k_call *c)
     return &k->res;
 }
 
+/* The comparison, its failure message returned instead of raised. */
+static const char *compared(const k_call *c, k_want *w, const k_res *r, const char *hint)
+{
+    jmp_buf here;
+    if (setjmp(here) != 0) {
+        capture = NULL;
+        return captured;
+    }
+    capture = &here;
+    compare(c, w, r, hint);
+    capture = NULL;
+    return NULL;
+}
+
+/* Smaller calls like c: one axis of one array argument, or the same axis
+ * (counted from the right) of every argument, halved, cut to 1 or dropped
+ * when it is 1.  Views stay inside their buffers. */
+static int smaller(const k_call *c, k_call *out, int cap)
+{
+    int n = 0;
+    for (int joint = 0; joint < (c->nargs > 1 ? 2 : 1); joint++)
+        for (int i = 0; i < c->nargs; i++)
+            for (int d = 0; d < c->args[i].ndim && c->args[i].kind == K_VIEW; d++)
+                for (int how = 0; how < 3 && n < cap; how++) {
+                    k_call t = *c;
+                    int from_right = c->args[i].ndim - d;
+                    bool changed = false;
+                    for (int j = 0; j < c->nargs; j++) {
+                        k_arr *a = &t.args[j];
+                        int e = a->ndim - from_right;
+                        if ((joint ? a->kind != K_VIEW : j != i) || e < 0)
+                            continue;
+                        if (how == 2 && a->shape[e] == 1) {   /* drop it */
+                            for (int f = e; f + 1 < a->ndim; f++) {
+                                a->shape[f] = a->shape[f + 1];
+                                a->strides[f] = a->strides[f + 1];
+                            }
+                            a->ndim--;
+                            changed = true;
+                        } else if (how < 2 && a->shape[e] > 1) {
+                            a->shape[e] = how == 0 ? a->shape[e] / 2 : 1;
+                            changed = true;
+                        }
+                    }
+                    if (changed)
+                        out[n++] = t;
+                }
+    return n;
+}
+
+/* The smallest failing call found from c (which fails with msg), in a few
+ * hundred calls at most: its failure message, or NULL if none is smaller. */
+static char *shrink(k_ctx *k, const k_call *c, nd_status status, const char *hint)
+{
+    static k_call best, cand[3 * 3 * K_ARGS * ND_MAX_DIMS * 2];
+    static char found[5000];
+    best = *c;
+    bool any = false;
+    for (int budget = 300; budget > 0;) {
+        int n = smaller(&best, cand, (int)(sizeof cand / sizeof cand[0])), i;
+        for (i = 0; i < n && budget > 0; i++) {
+            k_want w = k_reference(k, &cand[i]);
+            if (w.status != status)
+                continue;
+            budget--;
+            const char *m = compared(&cand[i], &w, k_run(k, &cand[i]), hint);
+            if (m != NULL) {
+                snprintf(found, sizeof found, "%s", m);
+                best = cand[i];
+                any = true;
+                break;
+            }
+        }
+        if (i == n || budget <= 0)
+            break;
+    }
+    return any ? found : NULL;
+}
+
 static void check_with(k_ctx *k, const k_call *c, k_want *w, const char *hint)
 {
+    hint = hint ? hint : k->test->hint;
     const k_res *r = k_run(k, c);
-    compare(c, w, r, hint ? hint : k->test->hint);
-    k_case_end(k);
+    const char *m = compared(c, w, r, hint);
+    if (m == NULL) {
+        k_case_end(k);
+        return;
+    }
+    static char first[5000];
+    snprintf(first, sizeof first, "%s", m);
+    if (w->status != ND_OK || r->status == ND_ERR_NOT_IMPLEMENTED || c->nargs == 0)
+        ck_abort_msg("%s", first);
+    /* a case that fails: say so now (should a smaller one crash), then
+     * look for the smallest failing case, as Hypothesis would */
+    k_provisional(first);
+    char *small = shrink(k, c, w->status, hint);
+    if (small == NULL)
+        ck_abort_msg("%s", first);
+    /* the smallest case first, then the test's own; the hint once */
+    char *h = strstr(small, " Hint: "), *h1 = strstr(first, " Hint: ");
+    if (h != NULL)
+        *h = '\0';
+    if (h1 != NULL)
+        *h1 = '\0';
+    ck_abort_msg("%s (the smallest failing case found; the case the test made: %s)%s%s", small,
+                 first, hint && hint[0] ? " Hint: " : "", hint ? hint : "");
 }
 
 /* The odometer's cap: a few calls past the positions there should be. */

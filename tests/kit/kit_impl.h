@@ -33,6 +33,10 @@ struct k_ctx {
     double exec_cpu;          /* what an ended executor used */
 };
 
+/* Tell the runner of a failure now, before looking for a smaller case
+ * (which may crash the process): it stands if nothing follows. */
+void k_provisional(const char *msg);
+
 /* Free the current case's memory and raw result. */
 void k_case_end(k_ctx *k);
 

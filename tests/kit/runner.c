@@ -103,20 +103,66 @@ void k_set_limits(k_case *cases, int n, const char *times_path, double factor, d
 {
     FILE *f = times_path != NULL ? fopen(times_path, "r") : NULL;
     char line[512];
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         cases[i].limit = floor;
+        cases[i].short_limit = floor / 4;
+    }
     while (f != NULL && fgets(line, sizeof line, f) != NULL) {
         char *tab = strchr(line, '\t');
         if (tab == NULL)
             continue;
         *tab = '\0';
-        double t = atof(tab + 1) * factor;
+        double solution = atof(tab + 1);
         for (int i = 0; i < n; i++)
-            if (strcmp(cases[i].name, line) == 0 && t > cases[i].limit)
-                cases[i].limit = t;
+            if (strcmp(cases[i].name, line) == 0) {
+                if (solution * factor > floor)
+                    cases[i].limit = solution * factor;
+                if (3 * solution > floor / 4)
+                    cases[i].short_limit = 3 * solution;
+            }
     }
     if (f != NULL)
         fclose(f);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Where the code was when its time ran out                               */
+/* ---------------------------------------------------------------------- */
+
+int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
+
+/* "in nd_iter_next at 02_compact.c:57": the first frame of a stack printed
+ * by a sanitizer (#N 0x... in FUNCTION FILE:LINE:COLUMN) that lies in a
+ * lesson file, after the line that contains `from`; false if none. */
+static bool lesson_frame(const char *output, const char *from, char *dst, size_t cap)
+{
+    FILE *f = output != NULL ? fopen(output, "r") : NULL;
+    char line[2048];
+    bool after = from == NULL, found = false;
+    while (f != NULL && !found && fgets(line, sizeof line, f) != NULL) {
+        if (!after) {
+            after = strstr(line, from) != NULL;
+            continue;
+        }
+        char fn[512], where[1024];
+        const char *in = strstr(line, " in ");
+        if (strstr(line, "#") == NULL || in == NULL ||
+            sscanf(in, " in %511s %1023s", fn, where) != 2)
+            continue;
+        const char *base = strrchr(where, '/');
+        base = base ? base + 1 : where;
+        if (base[0] >= '0' && base[0] <= '9' && base[1] >= '0' && base[1] <= '9' &&
+            base[2] == '_') {
+            char *col = strchr(base, ':') ? strchr(strchr(base, ':') + 1, ':') : NULL;
+            if (col != NULL)
+                *col = '\0';   /* file:line, without the column */
+            snprintf(dst, cap, "in %.200s at %.300s", fn, base);
+            found = true;
+        }
+    }
+    if (f != NULL)
+        fclose(f);
+    return found;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -140,19 +186,31 @@ typedef struct {
     double cpu;
 } report_head;
 
+/* Each report is a 4-byte length, then the record; the runner keeps the
+ * last whole one (a provisional report stands if the worker dies later). */
 static void report(int fd, k_result res, double cpu, const char *file, int line, const char *msg)
 {
     report_head h = { (int)res, line, cpu };
     size_t lf = strlen(file ? file : "") + 1, lm = strlen(msg ? msg : "") + 1;
-    char *b = malloc(sizeof h + lf + lm);
+    uint32_t len = (uint32_t)(sizeof h + lf + lm);
+    char *b = malloc(4 + len);
     if (b == NULL)
         _exit(4);
-    memcpy(b, &h, sizeof h);
-    memcpy(b + sizeof h, file ? file : "", lf);
-    memcpy(b + sizeof h + lf, msg ? msg : "", lm);
-    ssize_t unused = write(fd, b, sizeof h + lf + lm);
+    memcpy(b, &len, 4);
+    memcpy(b + 4, &h, sizeof h);
+    memcpy(b + 4 + sizeof h, file ? file : "", lf);
+    memcpy(b + 4 + sizeof h + lf, msg ? msg : "", lm);
+    ssize_t unused = write(fd, b, 4 + len);
     (void)unused;
     free(b);
+}
+
+static int report_fd = -1;
+
+void k_provisional(const char *msg)
+{
+    if (report_fd >= 0)
+        report(report_fd, K_FAIL, 0, NULL, 0, msg);
 }
 
 static uint64_t seed_of(const char *name)
@@ -180,10 +238,11 @@ static void run_worker(k_plan *p, k_case *c, int fd, const char *output)
     k.exec_pid = -1;
     current = &k;
     worker_result = K_FAIL;
+    report_fd = fd;
     if (k.where == K_LOCAL) {
         /* the code under test runs here: the CPU limit is this process's */
-        struct rlimit r = { (rlim_t)c->limit + 1, (rlim_t)c->limit + 2 };
-        setrlimit(RLIMIT_CPU, &r);
+        k_catch_cpu_limit();
+        k_limit_cpu(c->limit);
     }
     Suite *s = suite_create(c->suite->name);
     TCase *tc = tcase_create(c->name);
@@ -203,6 +262,13 @@ static void run_worker(k_plan *p, k_case *c, int fd, const char *output)
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
         cpu = cpu_of(&ru);
+    }
+    /* in a sanitizer build, memory the code under test kept is a failure */
+    if (tr_rtype(r) == CK_PASS && why == NULL && k.where == K_LOCAL &&
+        __lsan_do_recoverable_leak_check != NULL && __lsan_do_recoverable_leak_check() != 0) {
+        why = "memory leaked: an array or a temporary your code made was never released "
+              "(LeakSanitizer's report, in the test's output, says where it was made)";
+        how = K_CRASH;
     }
     if (tr_rtype(r) == CK_PASS && why == NULL)
         report(fd, K_PASS, cpu, NULL, 0, "");
@@ -233,8 +299,7 @@ static pid_t plain_launch(const char *path, int calls, int results, const char *
         _exit(126);
     for (int fd = 4; fd < 1024; fd++)
         close(fd);
-    struct rlimit r = { (rlim_t)cpu_seconds + 1, (rlim_t)cpu_seconds + 2 };
-    setrlimit(RLIMIT_CPU, &r);
+    k_limit_cpu(cpu_seconds);
     execl(path, path, (char *)NULL);
     _exit(127);
 }
@@ -277,14 +342,17 @@ static bool find_line(const char *path, const char *needle, char *dst, size_t ca
 /* A sanitizer's report in the output, as one line, or NULL. */
 static const char *sanitizer_line(const char *output, char *dst, size_t cap)
 {
-    char line[1024];
+    char line[1024], frame[1200];
     if (find_line(output, "SUMMARY: AddressSanitizer: ", line, sizeof line)) {
         char kind[128] = "", where[512] = "", fn[256] = "";
         sscanf(strstr(line, "SUMMARY: ") + 9, "AddressSanitizer: %127s %511s in %255s", kind,
                where, fn);
         const char *base = strrchr(where, '/');
-        snprintf(dst, cap, "%s in %s at %s (AddressSanitizer)", kind, fn[0] ? fn : "?",
-                 base ? base + 1 : where);
+        if (lesson_frame(output, "ERROR: AddressSanitizer", frame, sizeof frame))
+            snprintf(dst, cap, "%.100s %.900s (AddressSanitizer)", kind, frame);
+        else
+            snprintf(dst, cap, "%s in %s at %s (AddressSanitizer)", kind, fn[0] ? fn : "?",
+                     base ? base + 1 : where);
         return dst;
     }
     if (find_line(output, ": runtime error: ", line, sizeof line)) {
@@ -312,11 +380,16 @@ static const char *ending(int status, double cpu, double limit, const char *outp
         snprintf(dst, cap, "%s", san);
         return dst;
     }
-    if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU ||
+    if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGPROF ||
                                 (WTERMSIG(status) == SIGKILL && cpu >= limit))) {
         *res = K_TIMEOUT;
-        snprintf(dst, cap, "stopped after %.1f s of CPU time, its limit: an endless loop, or "
-                 "far too slow", cpu);
+        char frame[1200];
+        if (lesson_frame(output, "The CPU time limit was reached here", frame, sizeof frame))
+            snprintf(dst, cap, "stopped after %.1f s of CPU time, its limit: an endless loop, "
+                     "or far too slow, %s?", cpu, frame);
+        else
+            snprintf(dst, cap, "stopped after %.1f s of CPU time, its limit: an endless loop, "
+                     "or far too slow", cpu);
         return dst;
     }
     if (WIFEXITED(status)) {
@@ -468,15 +541,27 @@ static void take_report(slot *s, int status, double cpu_self, k_plan *p)
 {
     k_case *c = s->c;
     c->wall = now() - s->start;
-    if (s->len >= sizeof(report_head)) {
+    const char *last = NULL;
+    size_t last_len = 0;
+    for (size_t at = 0; at + 4 <= s->len;) {   /* the last whole record */
+        uint32_t len;
+        memcpy(&len, s->buf + at, 4);
+        if (len > s->len - at - 4)
+            break;
+        last = s->buf + at + 4;
+        last_len = len;
+        at += 4 + len;
+    }
+    bool died = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+    if (last != NULL && last_len > sizeof(report_head) && last[last_len - 1] == '\0') {
         report_head h;
-        memcpy(&h, s->buf, sizeof h);
-        const char *file = s->buf + sizeof h;
-        size_t lf = strnlen(file, s->len - sizeof h);
-        const char *msg = lf + 1 < s->len - sizeof h ? file + lf + 1 : "";
-        if (s->buf[s->len - 1] == '\0' && h.result >= K_PASS && h.result <= K_TIMEOUT) {
+        memcpy(&h, last, sizeof h);
+        const char *file = last + sizeof h;
+        size_t lf = strnlen(file, last_len - sizeof h);
+        const char *msg = lf + 1 < last_len - sizeof h ? file + lf + 1 : "";
+        if (h.result >= K_PASS && h.result <= K_TIMEOUT) {
             c->result = (k_result)h.result;
-            c->cpu = h.cpu;
+            c->cpu = died ? cpu_self : h.cpu;
             c->file = file[0] ? dup_str(file) : NULL;
             c->line = h.line;
             c->msg = dup_str(msg);

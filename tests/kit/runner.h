@@ -83,9 +83,17 @@ extern k_launcher *k_launch;
 bool k_probe_cuda(const char *executor, char *name, size_t cap);
 
 /* Seconds of CPU a case may use: per-test times measured on the solution
- * ("name<TAB>seconds" lines) times `factor`, at least `floor`. */
+ * ("name<TAB>seconds" lines) times `factor`, at least `floor`; its short
+ * limit (see timeout_budget) is 3 times the solution's, at least floor/4. */
 void k_set_limits(k_case *cases, int n, const char *times_path, double factor, double floor);
 
 const char *k_result_word(k_result r);
+
+/* At the CPU limit, print the stack (to say where the code was looping),
+ * then die of SIGXCPU as before.  The executor calls it too. */
+void k_catch_cpu_limit(void);
+
+/* Limit this process (and a program it then execs) to `seconds` of CPU. */
+void k_limit_cpu(double seconds);
 
 #endif /* ND_KIT_RUNNER_H */
