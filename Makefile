@@ -196,9 +196,11 @@ $(B)/lib/emu.o: $(EMU)/emu.cpp $(wildcard $(EMU)/include/*.h)
 	@$(if $(Q),echo "  CXX     $<")
 	$(Q)$(CXX) $(CXXFLAGS_CU) $(OPT) -I$(EMU)/include -c $< -o $@
 
+# The archive and the runner are written under a temporary name and then
+# renamed: a run that starts while they are rebuilt (make watch beside make
+# test) sees the old file or the new one, never half of one.
 $(B)/libnd.a: $(LIB_OBJS) $(CUDA_OBJS)
-	@rm -f $@
-	$(Q)ar rcs $@ $^
+	$(Q)rm -f $@.tmp$$$$ && ar rcs $@.tmp$$$$ $^ && mv -f $@.tmp$$$$ $@
 
 # With nvcc installed, every .cu file of both trees must also build for a
 # real GPU, warning-free: sm_75 (the oldest CUDA 13 supports) and sm_90.
@@ -221,7 +223,7 @@ $(B)/tests/%.o: tests/%.c
 
 $(RUNNER): $(TEST_OBJS) $(B)/libnd.a
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CXX) $(OPT) $^ $(CHECK_LIBS) $(CUDA_LIBS) -lm -o $@
+	$(Q)$(CXX) $(OPT) $^ $(CHECK_LIBS) $(CUDA_LIBS) -lm -o $@.tmp$$$$ && mv -f $@.tmp$$$$ $@
 
 # The student handout has neither (no hidden tests, a prebuilt web book).
 -include grader/grader.mk
