@@ -9,7 +9,8 @@
 #
 #   bash tests/test_workflow.sh                  every section
 #   bash tests/test_workflow.sh watch concurrent  only those sections (intro,
-#       status, test, compile-error, watch, hint, concurrent, compile-commands)
+#       status, test, compile-error, watch, hint, show, concurrent,
+#       compile-commands)
 #
 # Checks are written as `check NAME eval '...'`: the single quotes hold the
 # expansion back until the check runs, after $out is set.
@@ -296,6 +297,89 @@ if command -v script >/dev/null; then
         eval '[ $watch_status -eq 0 ] && has "^Stopped watching: q pressed\.$"'
 else
     not_ok "make watch keys: script(1) is missing (Debian package bsdutils)"
+fi
+fi
+
+# ---------------------------------------------------------------------------
+if section show "make show: a view drawn from a NumPy-like expression"; then
+e='arange(24).reshape(2,3,4)[:, ::-1, 1]'
+svg="$scratch/view.svg"
+out=$(make show TREE=solution E="$e" OUT="$svg" 2>&1)
+status=$?
+# By NumPy's rules: (2,3,4) has strides (12,4,1); [:, ::-1, 1] keeps axis 0,
+# reverses axis 1 (stride -4, starting at row 2: +8) and picks column 1
+# (+1): shape (2,3), strides (12,-4), offset 9.
+check "make show on the solution: every step's shape, strides and offset" \
+    eval '[ $status -eq 0 ] && has "^  arange\(24\) +nd_arange +\(24,\) +\(1,\) +0$" &&
+          has "^  \.reshape\(2,3,4\) +nd_reshape +\(2,3,4\) +\(12,4,1\) +0$" &&
+          has "^  \[:, ::-1, 1\] +nd_slice +\(2,3\) +\(12,-4\) +9$"'
+check "make show: the view's elements as buffer cells, and the order it reaches them" \
+    eval 'has "^  \[\[ 9,  5,  1\],$" && has "^   \[21, 17, 13\]\]$" &&
+          has "^  order +\. +2 +\. +\. +\. +1 +\. +\. +\. +0 "'
+check "make show: writes the SVG, well-formed, titled with the expression" \
+    eval 'has "wrote $svg" && python3 -c "
+import sys, xml.dom.minidom as m
+d = m.parse(sys.argv[1])
+t = d.getElementsByTagName(\"title\")[0].firstChild.data
+sys.exit(not (\"[:, ::-1, 1]\" in t and len(d.getElementsByTagName(\"rect\")) > 24))" "$svg"'
+out=$(make show E="$e" 2>&1)
+check "make show on the skeleton: the stub it reached, and where to write it" \
+    eval 'has "nd_reshape returned ND_ERR_NOT_IMPLEMENTED" &&
+          has "^To do: write nd_reshape at skeleton/src/01_views\.c:[0-9]+"'
+out=$(make show TREE=solution E='arange(24).reshape(2,3,4)[:, ::-1, 1' 2>&1)
+check "make show: a bad expression is named by its column, with a caret" \
+    eval 'has "error at column 37 of the expression: expected .\]. to close the index" &&
+          has "^ {40}\^$"'
+out=$(make show TREE=solution E='arange(12).reshape(3,4).T.reshape(12)' 2>&1)
+check "make show: a function's refusal is shown as its own answer" \
+    eval 'has "nd_reshape returned ND_ERR_LAYOUT: reshape: .*not compact" &&
+          has "your function.s own answer"'
+
+# A lesson function that crashes, or never returns: the step is named,
+# and the next command given.
+copy_tree solution crashy
+line=$(grep -n '^nd_status nd_permute(' "$scratch/crashy/src/01_views.c" | cut -d: -f1)
+sed -i "$((line + 1))a\\    if (a != NULL && a->ndim == 3) __builtin_trap();\n    if (a != NULL && a->ndim == 2) for (;;) {}" \
+    "$scratch/crashy/src/01_views.c"
+out=$(make show TREE="$scratch/crashy" E='arange(24).reshape(2,3,4).transpose(2,0,1)' 2>&1)
+check "make show: a crash in a lesson function names the function and the step" \
+    eval 'has "nd_permute returned .*nd_permute crashed: " &&
+          has "SAN=1"'
+out=$(SHOW_SECONDS=1 make show TREE="$scratch/crashy" E='arange(6).reshape(2,3).T' 2>&1)
+check "make show: an endless loop in a lesson function is stopped and named" \
+    has "nd_permute did not return within 1 s: an endless loop"
+
+# The reference's answer beside the student's where they differ: a stand-in
+# for tests/show/reference.c (the kit's hook) that says step 3 should end
+# at offset 8, against the solution's 9.
+cat >"$scratch/ref.c" <<'EOF'
+#include <stdio.h>
+#include <string.h>
+#include "show.h"
+bool show_reference(const char *expr, const show_op *ops, int nops, show_view *views,
+                    char *why, size_t cap)
+{
+    static const show_view want[3] = {
+        { .ndim = 1, .shape = { 24 }, .strides = { 1 }, .offset = 0, .size = 24 },
+        { .ndim = 3, .shape = { 2, 3, 4 }, .strides = { 12, 4, 1 }, .offset = 0, .size = 24 },
+        { .ndim = 2, .shape = { 2, 3 }, .strides = { 12, -4 }, .offset = 8, .size = 24 },
+    };
+    (void)expr; (void)ops; (void)why; (void)cap;
+    memcpy(views, want, (size_t)nops * sizeof want[0]);
+    return nops == 3;
+}
+EOF
+if (cd "$scratch" && gcc -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L \
+        -I"$OLDPWD/solution/include" -I"$OLDPWD/lessons/figures" -I"$OLDPWD/tests/show" \
+        -c "$OLDPWD/tests/show/show.c" ref.c &&
+    g++ show.o ref.o "$OLDPWD/build/solution/normal/libnd.a" -lm -o show-ref); then
+    out=$("$scratch/show-ref" -o "$scratch/ref.svg" "$e" 2>&1)
+    check "make show: a step that differs from the reference is marked, with the reference's view" \
+        eval 'has "^ +!= the reference: shape \(2,3\) strides \(12,-4\) offset 8$" &&
+              has "The reference differs at the steps marked" &&
+              [ "$(lines "!= the reference")" -eq 1 ] && grep -q "the reference:" "$scratch/ref.svg"'
+else
+    not_ok "make show with a stand-in reference: it does not build"
 fi
 fi
 

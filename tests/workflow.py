@@ -188,10 +188,10 @@ def sub_make_env():
     return env
 
 
-def build(ctx):
-    """Build the runner (only what changed).  Returns (ok, output)."""
+def build(ctx, target=None):
+    """Build the runner, or `target` (only what changed).  Returns (ok, output)."""
     cmd = ctx.make + ["-k", f"-j{ctx.jobs}", "--output-sync=target", "V=0"] + ctx.vars + \
-        [ctx.runner]
+        [target or ctx.runner]
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                        errors="replace", env=sub_make_env())
     return p.returncode == 0, p.stdout
@@ -274,20 +274,21 @@ def run_name(pid):
     return os.path.basename(argv[0]) if argv and argv[0] else "a run"
 
 
-def ready(ctx, lock):
-    """Bring the runner up to date, and return holding the lock shared, so
-    that nobody replaces the runner while we use it.  `make -q` asks first
-    (under the shared lock): a tree that needs no build never waits for the
-    tests that other runs are running.  Returns (ok, build output)."""
+def ready(ctx, lock, target=None):
+    """Bring the runner (or `target`) up to date, and return holding the
+    lock shared, so that nobody replaces it while we use it.  `make -q` asks
+    first (under the shared lock): a tree that needs no build never waits
+    for the tests that other runs are running.  Returns (ok, build output)."""
+    target = target or ctx.runner
     lock.shared()
-    q = subprocess.run(ctx.make + ["-q", "V=0"] + ctx.vars + [ctx.runner],
+    q = subprocess.run(ctx.make + ["-q", "V=0"] + ctx.vars + [target],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                        env=sub_make_env())
     if q.returncode == 0:
         return True, ""
     lock.exclusive()
     try:
-        return build(ctx)
+        return build(ctx, target)
     finally:
         lock.shared()
 
@@ -349,7 +350,8 @@ def group_order(ctx, g):
 def group_name(ctx, g):
     path = g["path"]
     if g["kind"] == "LINK":
-        return "the test runner does not link"
+        return ("the test runner does not link" if path.endswith("run_tests")
+                else f"{path} does not link")
     m = re.search(r"(?:^|/)(test_)?(\d+)_\w+\.cu?$", path)
     if path.startswith("tests/"):
         what = f"the public tests of lesson {int(m.group(2))}" if m else "the test framework"
@@ -1290,6 +1292,44 @@ def unexpected(log, run, e, errors):
 
 
 # ---------------------------------------------------------------------------
+# make show: a view drawn from a NumPy-like expression (tests/show/)
+# ---------------------------------------------------------------------------
+
+def cmd_show(ctx, args):
+    ctx.check_tree()
+    expr = args.expr.strip()
+    if not expr:
+        say(red("make show needs an expression, for example:"),
+            "    make show E='arange(24).reshape(2,3,4)[:, ::-1, 1]'",
+            "Sources: arange(n), zeros(shape), ones(shape); then .reshape(...), "
+            ".transpose(...), .T,",
+            "broadcast_to(x, shape), indexing [i, a:b:c, ...], .diagonal(...), .copy().")
+        return 2
+    ok, output = ready(ctx, TreeLock(ctx), args.binary)
+    if not ok:
+        show_build_errors(ctx, output)
+        return 1
+    os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
+    sys.stdout.flush()
+    p = subprocess.run([args.binary, "-o", args.out, expr], stdout=subprocess.PIPE,
+                       text=True, errors="replace", env=ctx.run_env)
+    sys.stdout.write(p.stdout)
+    if p.returncode == 1:
+        again = ctx.cmd("show") + f" E='{expr}'"
+        m = re.search(r"not implemented: (\w+) \(lesson (\d+)\)", p.stdout)
+        if m:
+            row = {"msg": m.group(0), "lesson": int(m.group(2)), "result": "fail", "test": ""}
+            say("", wrap("To do: ", next_step(ctx, row) + ".", 7))
+        elif re.search(r" crashed: | did not return within ", p.stdout):
+            say("", wrap("", "Run it under AddressSanitizer and UBSan to see the line: "
+                         f"{again} SAN=1", 0))
+        else:
+            say("", dim(wrap("", "That is your function's own answer (its status and message). "
+                             "nd.h says which inputs it must refuse and how.", 0)))
+    return p.returncode
+
+
+# ---------------------------------------------------------------------------
 # A build step under the tree's lock (make compile_commands.json)
 # ---------------------------------------------------------------------------
 
@@ -1306,7 +1346,7 @@ RUN_NAMES = {"status": "make status", "test": "make test", "watch": "make watch"
              "hint": "make hint", "show": "make show", "locked": "make compile_commands.json"}
 
 COMMANDS = {"status": cmd_status, "test": cmd_test, "watch": cmd_watch, "hint": cmd_hint,
-            "hints-check": cmd_hints_check, "locked": cmd_locked}
+            "show": cmd_show, "hints-check": cmd_hints_check, "locked": cmd_locked}
 
 
 def main():
@@ -1324,6 +1364,10 @@ def main():
         w = sub.add_parser(name)
         w.add_argument("--lesson", type=int)
         w.add_argument("--test")
+    v = sub.add_parser("show")
+    v.add_argument("--binary", required=True, help="make show's program, built for TREE")
+    v.add_argument("--out", required=True, help="the SVG to write")
+    v.add_argument("expr", nargs="?", default="")
     c = sub.add_parser("hints-check")
     c.add_argument("results", help="a results file of run_tests -r")
     k = sub.add_parser("locked")
