@@ -77,6 +77,16 @@ check "make with no target points to lesson 1, make status and make watch" \
     eval 'has "lessons/01-views\.md" && has "make status" && has "make watch" &&
           has "make test L=1"'
 check "make with no target builds nothing" test ! -e "build/$(tree_id "$scratch/fresh")"
+
+# From inside a tree: make hands the command to the root, naming the tree.
+out=$(cd skeleton && make test L=1 2>&1)
+check "cd skeleton && make test L=1: runs lesson 1's tests on skeleton/" \
+    eval 'has "^Testing skeleton " && has "^0 passed, [0-9]+ failed$"'
+out=$(cd "$scratch/fresh" && make test L=1 2>&1)
+status=$?
+check "make in a tree outside the workbook: says where to run it, with the tree named" \
+    eval '[ $status -ne 0 ] && has "commands run from its root folder" &&
+          has "make test L=1 TREE=$scratch/fresh"'
 fi
 
 # ---------------------------------------------------------------------------
