@@ -163,6 +163,50 @@ BROKEN_SEMICOLON = mutate("src/03_ewise.c",
                           '(void)fn;\n    return nd_not_implemented("nd_binary", 3);',
                           '(void)fn;\n    return nd_not_implemented("nd_binary", 3)')
 LESSON1_DONE = take("src/01_views.c", "solution/src/01_views.c")
+# Lesson 3: shapes aligned at the left; simplify3 without b; fmaxf.
+ALIGN_LEFT = mutate("src/03_ewise.c", "int ka = k - (nd - a->ndim), kb = k - (nd - b->ndim);",
+                    "int ka = k < a->ndim ? k : -1, kb = k < b->ndim ? k : -1;")
+MERGE_WITHOUT_B = mutate("src/03_ewise.c",
+                         "sa[m - 1] == n * sa[k] &&\n                     sb[m - 1] == n * sb[k];",
+                         "sa[m - 1] == n * sa[k];")
+FMAXF = mutate("src/03_ewise.c", "BINARY_LOOP((isnan(x) || x >= y) ? x : y)",
+               "BINARY_LOOP(fmaxf(x, y))")
+# Lesson 4: no keepdims; a max from 0; a sum in one running float.
+NO_KEEPDIMS = mutate("src/04_reduce.c", "        if (!reduced[k] || keepdims)\n",
+                     "        (void)keepdims;\n        if (!reduced[k])\n")
+MAX_FROM_0 = mutate("src/04_reduce.c", "        acc[j] = p[0];", "        acc[j] = 0.0f;")
+RUNNING_SUM = mutate("src/04_reduce.c", "    //@ solution sum_run\n",
+                     "    //@ solution sum_run\n    float total = 0.0f;\n"
+                     "    for (int64_t i = 0; i < n; i++)\n        total += p[i * step];\n"
+                     "    return total;\n")
+# Lesson 5: packing that assumes compact inputs; no zero padding; a
+# micro-kernel that assigns its block instead of adding it.
+PACK_COMPACT = mutate("src/05_matmul.c", "dst[i] = a->data[first + i * a->rs + p * a->cs];",
+                      "dst[i] = a->data[(i0 + ir + i) * a->cols + p0 + p];\n"
+                      "            (void)first;")
+NO_PADDING = mutate("src/05_matmul.c",
+                    "p < kc; p++, dst += MR) {\n            int64_t i = 0;\n"
+                    "            for (; i < mr; i++)\n"
+                    "                dst[i] = a->data[first + i * a->rs + p * a->cs];\n"
+                    "            for (; i < MR; i++)\n                dst[i] = 0.0f;\n",
+                    "p < kc; p++, dst += mr) {\n            int64_t i = 0;\n"
+                    "            for (; i < mr; i++)\n"
+                    "                dst[i] = a->data[first + i * a->rs + p * a->cs];\n")
+ASSIGN_BLOCK = mutate("src/05_matmul.c", "c[i * ldc + j] += acc[i][j];", "c[i * ldc + j] = acc[i][j];")
+# Lesson 6: the reduction without its first barrier, its max from 0; the
+# tiled matmul's threads outside c returning early.  Lesson 7: the
+# transpose without its first barrier.
+NO_FIRST_BARRIER = mutate("src/06_cuda.cu", "partial[warp] = acc;\n        __syncthreads();\n",
+                          "partial[warp] = acc;\n")
+CUDA_MAX_FROM_0 = mutate("src/06_cuda.cu",
+                         "float acc = op == ND_SUM ? 0.0f : -INFINITY, lost = 0.0f;",
+                         "float acc = 0.0f, lost = 0.0f;")
+EARLY_RETURN = mutate("src/06_cuda.cu",
+                      "int64_t i0 = (int64_t)blockIdx.y * TM, j0 = (int64_t)blockIdx.x * TN;\n",
+                      "int64_t i0 = (int64_t)blockIdx.y * TM, j0 = (int64_t)blockIdx.x * TN;\n"
+                      "    if (i0 + ty * TR >= g.m || j0 + tx * TR >= g.n)\n        return;\n")
+TILE_NO_SYNC = mutate("src/07_permute.cu", "        __syncthreads();   /* the whole tile is in */\n",
+                      "")
 
 FAIL_BLOCK = r"^  (FAIL |CRASH) \S+  \(lesson \d+\)$"
 RERUN = r"^ +rerun it alone: "
@@ -211,6 +255,35 @@ EXAMPLES = [
             block(FAIL_BLOCK, RERUN), edits=[GATHER_FROM_0], prompt=False),
     Example("scatter-one-step", "solution", "make test T=setitem_disjoint_same_buffer",
             block(FAIL_BLOCK, RERUN), edits=[SCATTER_ONE_STEP], prompt=False),
+    Example("align-left", "solution", "make test T=binary_broadcast_cases",
+            block(FAIL_BLOCK, r"^ +at "), edits=[ALIGN_LEFT], prompt=False),
+    Example("merge-without-b", "solution", "make test T=binary_broadcast_cases",
+            block(FAIL_BLOCK, r"^ +at "), edits=[MERGE_WITHOUT_B], prompt=False),
+    Example("fmaxf", "solution", "make test T=binary_ieee",
+            block(FAIL_BLOCK, r"^ +(Hint:|at )", before=True), edits=[FMAXF], prompt=False),
+    Example("no-keepdims", "solution", "make test T=reduce_examples",
+            block(FAIL_BLOCK, r"^ +at "), edits=[NO_KEEPDIMS], prompt=False),
+    Example("max-from-0", "solution", "make test T=reduce_max_special_values",
+            block(FAIL_BLOCK, r"^ +at "), edits=[MAX_FROM_0], prompt=False),
+    Example("running-sum", "solution", "make test T=reduce_sum_accuracy",
+            block(FAIL_BLOCK, r"^ +at "), edits=[RUNNING_SUM], prompt=False),
+    Example("pack-compact", "solution", "make test T=matmul_special_views",
+            block(FAIL_BLOCK, r"^ +(Hint:|at )", before=True), edits=[PACK_COMPACT],
+            prompt=False),
+    Example("no-padding", "solution", "make test T=matmul_small_cases",
+            block(FAIL_BLOCK, r"^ +(Hint:|at )", before=True), edits=[NO_PADDING],
+            prompt=False),
+    Example("assign-block", "solution", "make test T=matmul_large",
+            block(FAIL_BLOCK, r"^ +(Hint:|at )", before=True), edits=[ASSIGN_BLOCK],
+            prompt=False),
+    Example("no-first-barrier", "solution", "make test T=reduce_odd_lengths",
+            block(FAIL_BLOCK, r"^ +at ", before=True), edits=[NO_FIRST_BARRIER], prompt=False),
+    Example("cuda-max-from-0", "solution", "make test T=reduce_odd_lengths",
+            block(FAIL_BLOCK, r"^ +at ", before=True), edits=[CUDA_MAX_FROM_0], prompt=False),
+    Example("early-return", "solution", "make test T=matmul_odd_sizes",
+            block(FAIL_BLOCK, r"^ +at ", before=True), edits=[EARLY_RETURN], prompt=False),
+    Example("tile-no-sync", "solution", "make test T=permute_transpose_edges",
+            block(FAIL_BLOCK, r"^ +at ", before=True), edits=[TILE_NO_SYNC], prompt=False),
     Example("show-done", "solution", "make show E='arange(24).reshape(2,3,4)[:, ::-1, 1]'"),
 ]
 BY_NAME = {e.name: e for e in EXAMPLES}
