@@ -16,8 +16,20 @@ The Makefile calls it (tests/workflow.mk); on its own:
                         not complete), then again each time a source file changes:
                         inotifywait when it is there and works, otherwise (and as a
                         safety net) a look at the files' mtimes every second.
-                        WATCH_RUNS=N stops after N runs; WATCH_POLL=1 never uses
-                        inotify.
+                        Keys while it waits: h a hint, r rerun, q stop.  It says
+                        why it stops, and keeps a log (watch.log beside the
+                        runner).  WATCH_RUNS=N stops after N runs; WATCH_POLL=1
+                        never uses inotify.
+    hint [--lesson N] [--test NAME]
+                        the hint (tests/hints/) of the first failing test, one
+                        level more each time: a nudge, then the key idea
+    show --binary PATH --out FILE.svg EXPR
+                        build make show's program (tests/show/) and draw EXPR
+    hints-check RESULTS every test of a results file (run_tests -r) has a hint
+    locked -- CMD...    run CMD holding the tree's build lock (alone)
+
+Any number of these may run on one tree at once: building takes the build
+folder's lock alone, running the tests shares it (TreeLock).
 
 When the tree does not compile, every command shows the compiler's own
 messages for the first file that fails, says which lesson it is, and
@@ -205,7 +217,8 @@ class TreeLock:
     side by side and a build waits until none is reading the runner.  An
     flock(2) lock, which the kernel drops when its holder exits, however it
     exits: a killed run never leaves a stale lock.  `flock(1)` takes the
-    same lock from a shell."""
+    same lock from a shell.  The descriptor stays open for the life of the
+    process, so a lock taken is held until release() or the exit."""
 
     def __init__(self, ctx):
         folder = os.path.dirname(ctx.runner) or "."
@@ -628,16 +641,26 @@ def next_failing(rows, lesson=None):
     return None
 
 
-def cmd_status(ctx, args):
+def all_results(ctx, *after_build_error):
+    """Build what changed and run every lesson's tests (run_all, cached):
+    their rows, or None once it has said why there are none (a compile
+    error, then `after_build_error`; or a runner that failed)."""
     ctx.check_tree()
     ok, output = ready(ctx, TreeLock(ctx))
     if not ok:
         show_build_errors(ctx, output)
-        return 1
+        say(*after_build_error)
+        return None
     try:
-        rows = run_all(ctx)
+        return run_all(ctx)
     except RunnerError as e:
         say(red(str(e)))
+        return None
+
+
+def cmd_status(ctx, args):
+    rows = all_results(ctx)
+    if rows is None:
         return 1
     lines, _, _ = progress_lines(ctx, rows)
     say(f"Public tests on {ctx.tree}/:", "", *lines, "")
@@ -821,16 +844,9 @@ def test_source(lesson):
 
 
 def cmd_hint(ctx, args):
-    ctx.check_tree()
-    ok, output = ready(ctx, TreeLock(ctx))
-    if not ok:
-        show_build_errors(ctx, output)
-        say("", "Hints are about failing tests: the compiler's message above says what to fix.")
-        return 1
-    try:
-        rows = run_all(ctx)
-    except RunnerError as e:
-        say(red(str(e)))
+    rows = all_results(ctx, "", "Hints are about failing tests: the compiler's message above "
+                       "says what to fix.")
+    if rows is None:
         return 1
     if args.test:
         want = args.test
