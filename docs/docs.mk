@@ -55,8 +55,8 @@ $(DOCS_EXAMPLES): $(DOCS_EXAMPLE_INPUTS)
 
 docs-examples: ## run the examples of tool output that README.md, the lessons and the guides show, and write them there (then commit)
 	@python3 docs/examples.py build
-	@touch $(DOCS_EXAMPLES)
 	@python3 docs/examples.py update
+	@touch $(DOCS_EXAMPLES)
 
 docs-deps:
 	@bash grader/install-deps.sh --docs
