@@ -97,15 +97,18 @@ RUN_ENV := $(if $(filter asan%,$(VARIANT)),$(SAN_ENV))
 .PHONY: intro help deps build test bench grade skeleton skeleton-check check clean cuda-check
 
 intro: deps ## (no target) what this is, and where to start
-	@echo "A workbook: you build a strided n-dimensional array in C (CUDA to come),"
-	@echo "one lesson at a time, in skeleton/src/ (one file per lesson), until the"
-	@echo "public tests pass."
+	@echo "A workbook: you build a strided n-dimensional array in C, then its kernels in"
+	@echo "CUDA (on a GPU, or on the CPU emulator when there is none), one lesson at a"
+	@echo "time, in skeleton/src/ (one file per lesson), until the public tests pass."
 	@echo
 	@echo "  1. Read lessons/01-views.md."
 	@echo "  2. make status      where you are: a bar per lesson, the next failing test, its hint"
 	@echo "  3. make watch       rebuilds and reruns the current lesson's tests each time you save"
 	@echo
 	@echo "  make test L=1       lesson 1's tests once (T=name: one test; SAN=0: without the sanitizers)"
+	@echo "  make hint           a hint for the test you are stuck on: a nudge, then the key idea"
+	@echo "  make show E='arange(24).reshape(2,3,4)[:, ::-1, 1]'"
+	@echo "                      the view your lesson 1 code makes of it, drawn"
 	@echo "  make help           every target"
 	@echo
 	@echo "Everything works on skeleton/, your tree; TREE=path points it at a copy."
@@ -197,9 +200,11 @@ $(B)/lib/emu.o: $(EMU)/emu.cpp $(wildcard $(EMU)/include/*.h)
 	@$(if $(Q),echo "  CXX     $<")
 	$(Q)$(CXX) $(CXXFLAGS_CU) $(OPT) -I$(EMU)/include -c $< -o $@
 
+# The archive and the runner are written under a temporary name and then
+# renamed: a run that starts while they are rebuilt (make watch beside make
+# test) sees the old file or the new one, never half of one.
 $(B)/libnd.a: $(LIB_OBJS) $(CUDA_OBJS)
-	@rm -f $@
-	$(Q)ar rcs $@ $^
+	$(Q)rm -f $@.tmp$$$$ && ar rcs $@.tmp$$$$ $^ && mv -f $@.tmp$$$$ $@
 
 # With nvcc installed, every .cu file of both trees must also build for a
 # real GPU, warning-free: sm_75 (the oldest CUDA 13 supports) and sm_90.
@@ -222,7 +227,7 @@ $(B)/tests/%.o: tests/%.c
 
 $(RUNNER): $(TEST_OBJS) $(B)/libnd.a
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CXX) $(OPT) $^ $(CHECK_LIBS) $(CUDA_LIBS) -lm -o $@
+	$(Q)$(CXX) $(OPT) $^ $(CHECK_LIBS) $(CUDA_LIBS) -lm -o $@.tmp$$$$ && mv -f $@.tmp$$$$ $@
 
 # The student handout has neither (no hidden tests, a prebuilt web book).
 -include grader/grader.mk

@@ -6,14 +6,19 @@
 #   make docs EDITION=instructor   with the solutions, in build/site-instructor/
 #   make docs-check                build, then open every page in headless
 #                                  Chromium: broken links, missing images,
-#                                  unrendered math, script errors
+#                                  unrendered math, script errors; and check
+#                                  that every example of tool output in the
+#                                  pages is what its run prints now
+#   make docs-examples             run those examples and write them into
+#                                  README.md, lessons/ and docs/ (commit them)
 #
 # Pipeline: grader/install-deps.sh --docs (Debian packages), then
 # docs/check_snippets.py (every included tag exists, no pasted C, the
 # included sources compile), the figure generators (lessons/figures/*.c,
 # linked against the solution library) and plots (lessons/figures/*.gp,
-# gnuplot, from the measured data in lessons/data/), then docs/site.py
-# (pandoc).
+# gnuplot, from the measured data in lessons/data/), the examples of tool
+# output (docs/examples.py: real runs in scratch copies of the workbook,
+# build/docs/examples/), then docs/site.py (pandoc).
 
 EDITION ?= student
 DOCS_SITE := build/site$(if $(filter instructor,$(EDITION)),-instructor)
@@ -25,15 +30,33 @@ DOCS_PLOTS := $(sort $(wildcard lessons/figures/*.gp))
 DOCS_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L \
 	-Isolution/include -Ilessons/figures
 
-.PHONY: docs docs-check docs-deps docs-snippets docs-figures docs-lib
+# The examples are run again only when something that could change what
+# they print has changed.
+DOCS_EXAMPLES := $(DOCS_BUILD)/examples/.done
+DOCS_EXAMPLE_INPUTS := Makefile docs/examples.py $(wildcard tests/*.c tests/*.h tests/*.py \
+	tests/*.mk tests/hints/* tests/show/* skeleton/Makefile skeleton/src/* skeleton/include/* \
+	solution/Makefile solution/src/* solution/include/* grader/emu/*.* grader/emu/include/* \
+	grader/install-deps.sh lessons/*.md lessons/figures/svg.h)
 
-docs: docs-deps docs-snippets docs-figures ## the web book: lessons and guides as HTML in build/site/ (EDITION=instructor adds solutions)
+.PHONY: docs docs-check docs-deps docs-snippets docs-figures docs-lib docs-examples
+
+docs: docs-deps docs-snippets docs-figures $(DOCS_EXAMPLES) ## the web book: lessons and guides as HTML in build/site/ (EDITION=instructor adds solutions)
 	@python3 docs/site.py --edition $(EDITION) --out $(DOCS_SITE)
 	@echo "docs: open $(DOCS_SITE)/index.html"
 
-docs-check: docs ## make docs, then open every page in headless Chromium: links, images, math, JS errors
+docs-check: docs ## make docs, then open every page in headless Chromium (links, images, math, JS errors); examples of tool output up to date
 	@bash grader/install-deps.sh --check
+	@python3 docs/examples.py check
 	@python3 docs/browser_check.py $(DOCS_SITE) build/site-check
+
+$(DOCS_EXAMPLES): $(DOCS_EXAMPLE_INPUTS)
+	@python3 docs/examples.py build
+	@touch $@
+
+docs-examples: ## run the examples of tool output that README.md, the lessons and the guides show, and write them there (then commit)
+	@python3 docs/examples.py build
+	@python3 docs/examples.py update
+	@touch $(DOCS_EXAMPLES)
 
 docs-deps:
 	@bash grader/install-deps.sh --docs

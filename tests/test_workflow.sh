@@ -5,7 +5,12 @@
 # exits 0 only if nothing failed.  Needs solution/ (not in the handout).
 #
 # Edits happen in scratch copies of the trees (mktemp), never in skeleton/
-# or solution/.  WATCH_TIMEOUT (default 30) bounds each `make watch` run.
+# or solution/.  WATCH_TIMEOUT (default 60) bounds each `make watch` run.
+#
+#   bash tests/test_workflow.sh                  every section
+#   bash tests/test_workflow.sh watch concurrent  only those sections (intro,
+#       status, test, compile-error, watch, hint, show, concurrent,
+#       compile-commands)
 #
 # Checks are written as `check NAME eval '...'`: the single quotes hold the
 # expansion back until the check runs, after $out is set.
@@ -56,8 +61,16 @@ lines()   { grep -cE -- "$1" <<<"$out"; }
 # A scratch copy of a tree: $scratch/NAME.
 copy_tree() { rm -rf "${scratch:?}/$2"; cp -r "$1" "$scratch/$2"; }
 
+# section NAME TITLE: whether to run section NAME (all run when none is
+# named on the command line); prints its title.
+sections=" $* "
+section() {
+    [ "$sections" = "  " ] || [[ $sections == *" $1 "* ]] || return 1
+    echo "# $2"
+}
+
 # ---------------------------------------------------------------------------
-echo "# make (no target): a first-run message, nothing built"
+if section intro "make (no target): a first-run message, nothing built"; then
 copy_tree skeleton fresh
 out=$(make TREE="$scratch/fresh" 2>&1)
 check "make with no target points to lesson 1, make status and make watch" \
@@ -65,8 +78,19 @@ check "make with no target points to lesson 1, make status and make watch" \
           has "make test L=1"'
 check "make with no target builds nothing" test ! -e "build/$(tree_id "$scratch/fresh")"
 
+# From inside a tree: make hands the command to the root, naming the tree.
+out=$(cd skeleton && make test L=1 2>&1)
+check "cd skeleton && make test L=1: runs lesson 1's tests on skeleton/" \
+    eval 'has "^Testing skeleton " && has "^0 passed, [0-9]+ failed$"'
+out=$(cd "$scratch/fresh" && make test L=1 2>&1)
+status=$?
+check "make in a tree outside the workbook: says where to run it, with the tree named" \
+    eval '[ $status -ne 0 ] && has "commands run from its root folder" &&
+          has "make test L=1 TREE=$scratch/fresh"'
+fi
+
 # ---------------------------------------------------------------------------
-echo "# make status"
+if section status "make status"; then
 out=$(make status TREE=solution 2>&1)
 n=0                                       # lessons with public tests, but 0
 for f in tests/test_[0-9]*_*.c; do [[ $f == tests/test_00_* ]] || n=$((n + 1)); done
@@ -87,9 +111,10 @@ start=$(date +%s%N)
 make status TREE=skeleton >/dev/null 2>&1
 ms=$((($(date +%s%N) - start) / 1000000))
 check "status on a built tree is quick (${ms} ms)" test "$ms" -lt 3000
+fi
 
 # ---------------------------------------------------------------------------
-echo "# make test"
+if section test "make test"; then
 out=$(make test L=2 TREE=solution 2>&1)
 status=$?
 check "make test L=2 on the solution passes" \
@@ -117,9 +142,10 @@ out=$(make test L=1 V=1 2>&1)
 nfail=$(sed -n 's/^0 passed, \([0-9]*\) failed$/\1/p' <<<"$out")
 check "make test V=1 shows every failure in full (${nfail:-?} of them)" \
     eval '[ -n "$nfail" ] && [ "$(lines "^ +rerun it alone")" -eq "$nfail" ]'
+fi
 
 # ---------------------------------------------------------------------------
-echo "# a compile error"
+if section compile-error "a compile error"; then
 copy_tree skeleton broken
 file="$scratch/broken/src/03_ewise.c"
 line=$(grep -n 'return nd_not_implemented' "$file" | head -n 1 | cut -d: -f1)
@@ -135,18 +161,21 @@ out=$(make test L=1 TREE="$scratch/broken" 2>&1)
 check "make test: the same compile error, and no test run" \
     eval 'has "03_ewise\.c:$line:[0-9]+: error:" && has "No test ran" && has_not "passed, "'
 sed -i "${line}s/\$/;/" "$file"            # put it back
+fi
 
 # ---------------------------------------------------------------------------
-echo "# make watch"
+if section watch "make watch"; then
+# The line of lesson 3's first stub, where a semicolon goes missing.
+line=$(grep -n 'return nd_not_implemented' skeleton/src/03_ewise.c | head -n 1 | cut -d: -f1)
 # watch_after NAME CHANGE...: run `make watch` on the scratch tree "watched"
 # for two runs; once the first is done, run CHANGE; $out is the output.
 watch_after() {
     local log="$scratch/$1.log" pid i
     shift
-    WATCH_RUNS=2 timeout "${WATCH_TIMEOUT:-30}" make watch TREE="$scratch/watched" \
+    WATCH_RUNS=2 timeout "${WATCH_TIMEOUT:-60}" make watch TREE="$scratch/watched" \
         >"$log" 2>&1 &
     pid=$!
-    for ((i = 0; i < 300; i++)); do      # the first run: at most 30 s
+    for ((i = 0; i < 600; i++)); do      # the first run: at most 60 s
         grep -q "save a file to rerun" "$log" 2>/dev/null && break
         kill -0 "$pid" 2>/dev/null || break
         sleep 0.1
@@ -157,6 +186,8 @@ watch_after() {
     out=$(cat "$log")
 }
 copy_tree skeleton watched
+# Built first, so that the watch's first run is quick even on a busy machine.
+make build TREE="$scratch/watched" >/dev/null 2>&1
 watch_after inotify cp solution/src/01_views.c "$scratch/watched/src/01_views.c"
 if command -v inotifywait >/dev/null; then mode="inotify"; else mode="polling"; fi
 check "make watch ($mode): reruns after a file changes, then stops (WATCH_RUNS=2)" \
@@ -177,9 +208,269 @@ watch_after compile_error sed -i "${line}s/;\$//" "$scratch/watched/src/03_ewise
 check "make watch: a compile error on the rerun shows the compiler's message" \
     eval 'has "^Lesson 3 does not compile: " && has "03_ewise\.c:$line:[0-9]+: error:"'
 
+# A watch killed too hard to say anything (SIGKILL, as the out-of-memory
+# killer does) leaves its start in watch.log: the next watch reports it.
+WATCH_POLL=1 timeout 120 make watch TREE="$scratch/watched" >"$scratch/killed.log" 2>&1 &
+pid=$!
+for ((i = 0; i < 600; i++)); do
+    grep -q "save a file to rerun" "$scratch/killed.log" 2>/dev/null && break
+    sleep 0.1
+done
+wpid=$(cat "build/$(tree_id "$scratch/watched")"/*/watch.log 2>/dev/null |
+       sed -n 's/.*  pid \([0-9]*\)  started: .*/\1/p' | tail -n 1)
+[ -n "$wpid" ] && kill -KILL "$wpid"
+wait "$pid" 2>/dev/null
+out=$(WATCH_RUNS=1 make watch TREE="$scratch/watched" 2>&1)
+check "make watch: a watch killed by SIGKILL is reported by the next one" \
+    eval '[ -n "$wpid" ] && has "The make watch started at .* \(pid $wpid\) ended without a word"'
+fi
+
 # ---------------------------------------------------------------------------
-echo "# make compile_commands.json"
+if section hint "make hint, and h in make watch"; then
+# Every public test of lessons 1-7 has a hint, every name in the hints
+# files is a test, every see: a heading of its lesson.
+build/skeleton/normal/run_tests -q -r "$scratch/all.tsv" >/dev/null 2>&1
+out=$(python3 tests/workflow.py --tree skeleton --runner build/skeleton/normal/run_tests \
+      hints-check "$scratch/all.tsv" 2>&1)
+check "every public test has a hint, and every hint a test (tests/hints/)" \
+    has "^[0-9]+ tests checked, 0 problems$"
+# A broken hints file is reported with file:line; a well-formed one is
+# checked against the tests and the lesson's headings.
+hints_check() {   # hints_check DIR: hints-check with tests/hints replaced by DIR
+    python3 -c "
+import sys; sys.path.insert(0, 'tests'); import workflow as w
+w.HINTS = sys.argv[1]
+sys.argv = ['workflow.py', '--tree', 'skeleton', '--runner', 'build/skeleton/normal/run_tests',
+            'hints-check', sys.argv[2]]
+sys.exit(w.main())" "$1" "$scratch/all.tsv" 2>&1
+}
+mkdir -p "$scratch/hints-broken" "$scratch/hints-wrong"
+printf 'test: slice_random\nnudge: a nudge\n  continued\nsee: No such section\n' \
+    >"$scratch/hints-broken/01_views.txt"
+out=$(hints_check "$scratch/hints-broken")
+check "hints-check: a malformed entry is reported with file:line" \
+    has "hints-broken/01_views\.txt:1: the entry of slice_random has no .idea:."
+printf 'test: slice_random no_such_test\nnudge: n\nidea: i\nsee: No such section\n' \
+    >"$scratch/hints-wrong/01_views.txt"
+out=$(hints_check "$scratch/hints-wrong")
+check "hints-check: an unknown test, a see: that is no heading, a test without a hint" \
+    eval 'has "01_views\.txt:1: .no_such_test. names no test of lesson 1" &&
+          has "see: \"No such section\" is not a heading of lessons/01-views\.md" &&
+          has "no hint for reshape_known" && has "lesson 2: no .*02_\*\.txt"'
+
+copy_tree skeleton hinted
+make build TREE="$scratch/hinted" >/dev/null 2>&1
+nudge=$(grep -A1 "^test: compact_strides_known" tests/hints/01_views.txt | sed -n 's/^nudge: //p')
+out=$(make hint TREE="$scratch/hinted" 2>&1)
+check "make hint: the first failing test's nudge, its stub, and how to get the key idea" \
+    eval 'has "^Hint for compact_strides_known \(lesson 1\), 1 of 2:$" &&
+          has "First: write nd_compact_strides at .*/01_views\.c:[0-9]+" &&
+          grep -qF -- "${nudge:0:40}" <<<"$out" && has "again gives the key idea" &&
+          has_not "2\. The key idea"'
+out=$(make hint TREE="$scratch/hinted" 2>&1)
+check "make hint again: the nudge and the key idea, and that this is the last level" \
+    eval 'has "1 of 2|2 of 2" && has "^  2\. The key idea: " && has "That is all the hints"'
+out=$(make hint TREE="$scratch/hinted" T=slice_random 2>&1)
+check "make hint T=slice_random: that test's hint, with the lesson's section" \
+    eval 'has "^Hint for slice_random\[cpu\] \(lesson 1\), 1 of 2:$" &&
+          has "section .slice: Python"'
+out=$(make hint TREE="$scratch/hinted" T=slic_random 2>&1)
+check "make hint T=<typo>: says so, and suggests the test" \
+    has "No test named slic_random\. Did you mean slice_random"
+out=$(make hint TREE=solution 2>&1)
+check "make hint on the solution: nothing fails, no hint needed" has "no hint needed"
+
+# h in make watch, through a terminal (script(1) gives it one): the first
+# press shows the nudge, the second the key idea; q stops the watch.
+if command -v script >/dev/null; then
+    rm -f "build/$(tree_id "$scratch/hinted")/hint-levels.tsv"   # as if no hint was seen
+    mkfifo "$scratch/keys"
+    WATCH_POLL=1 timeout 120 script -qfec "make watch TREE=$scratch/hinted" /dev/null \
+        <"$scratch/keys" >"$scratch/keys.log" 2>&1 &
+    pid=$!
+    exec 3>"$scratch/keys"
+    for ((i = 0; i < 600; i++)); do
+        grep -q "save a file to rerun" "$scratch/keys.log" 2>/dev/null && break
+        sleep 0.1
+    done
+    printf h >&3; sleep 1; printf h >&3; sleep 1; printf q >&3
+    wait "$pid"
+    watch_status=$?
+    exec 3>&-
+    out=$(sed 's/\x1b\[[0-9;]*[A-Za-z]//g; s/\r//g' "$scratch/keys.log")
+    check "make watch: says which keys it knows (h, r, q)" has "h: a hint, r: rerun, q"
+    check "make watch: h shows the nudge, h again the key idea" \
+        eval 'has "Hint for compact_strides_known \(lesson 1\), 1 of 2:" &&
+              has "Hint for compact_strides_known \(lesson 1\), 2 of 2:" &&
+              has "h again gives the key idea"'
+    check "make watch: q stops it, saying so (exit 0)" \
+        eval '[ $watch_status -eq 0 ] && has "^Stopped watching: q pressed\.$"'
+else
+    not_ok "make watch keys: script(1) is missing (Debian package bsdutils)"
+fi
+fi
+
+# ---------------------------------------------------------------------------
+if section show "make show: a view drawn from a NumPy-like expression"; then
+e='arange(24).reshape(2,3,4)[:, ::-1, 1]'
+svg="$scratch/view.svg"
+out=$(make show TREE=solution E="$e" OUT="$svg" 2>&1)
+status=$?
+# By NumPy's rules: (2,3,4) has strides (12,4,1); [:, ::-1, 1] keeps axis 0,
+# reverses axis 1 (stride -4, starting at row 2: +8) and picks column 1
+# (+1): shape (2,3), strides (12,-4), offset 9.
+check "make show on the solution: every step's shape, strides and offset" \
+    eval '[ $status -eq 0 ] && has "^  arange\(24\) +nd_arange +\(24,\) +\(1,\) +0$" &&
+          has "^  \.reshape\(2,3,4\) +nd_reshape +\(2,3,4\) +\(12,4,1\) +0$" &&
+          has "^  \[:, ::-1, 1\] +nd_slice +\(2,3\) +\(12,-4\) +9$"'
+check "make show: the view's elements as buffer cells, and the order it reaches them" \
+    eval 'has "^  \[\[ 9,  5,  1\],$" && has "^   \[21, 17, 13\]\]$" &&
+          has "^  order +\. +2 +\. +\. +\. +1 +\. +\. +\. +0 "'
+check "make show: writes the SVG, well-formed, titled with the expression" \
+    eval 'has "wrote $svg" && python3 -c "
+import sys, xml.dom.minidom as m
+d = m.parse(sys.argv[1])
+t = d.getElementsByTagName(\"title\")[0].firstChild.data
+sys.exit(not (\"[:, ::-1, 1]\" in t and len(d.getElementsByTagName(\"rect\")) > 24))" "$svg"'
+out=$(make show E="$e" 2>&1)
+check "make show on the skeleton: the stub it reached, and where to write it" \
+    eval 'has "nd_reshape returned ND_ERR_NOT_IMPLEMENTED" &&
+          has "^To do: write nd_reshape at skeleton/src/01_views\.c:[0-9]+"'
+out=$(make show TREE=solution E='arange(24).reshape(2,3,4)[:, ::-1, 1' 2>&1)
+check "make show: a bad expression is named by its column, with a caret" \
+    eval 'has "error at column 37 of the expression: expected .\]. to close the index" &&
+          has "^ {40}\^$"'
+out=$(make show TREE=solution E='arange(12).reshape(3,4).T.reshape(12)' 2>&1)
+check "make show: a function's refusal is shown as its own answer" \
+    eval 'has "nd_reshape returned ND_ERR_LAYOUT: reshape: .*not compact" &&
+          has "your function.s own answer"'
+
+# A lesson function that crashes, or never returns: the step is named,
+# and the next command given.
+copy_tree solution crashy
+line=$(grep -n '^nd_status nd_permute(' "$scratch/crashy/src/01_views.c" | cut -d: -f1)
+sed -i "$((line + 1))a\\    if (a != NULL && a->ndim == 3) __builtin_trap();\n    if (a != NULL && a->ndim == 2) for (;;) {}" \
+    "$scratch/crashy/src/01_views.c"
+out=$(make show TREE="$scratch/crashy" E='arange(24).reshape(2,3,4).transpose(2,0,1)' 2>&1)
+check "make show: a crash in a lesson function names the function and the step" \
+    eval 'has "nd_permute returned .*nd_permute crashed: " &&
+          has "SAN=1"'
+out=$(SHOW_SECONDS=1 make show TREE="$scratch/crashy" E='arange(6).reshape(2,3).T' 2>&1)
+check "make show: an endless loop in a lesson function is stopped and named" \
+    has "nd_permute did not return within 1 s: an endless loop"
+
+# The reference's answer beside the student's where they differ: a stand-in
+# for tests/show/reference.c (the kit's hook) that says step 3 should end
+# at offset 8, against the solution's 9.
+cat >"$scratch/ref.c" <<'EOF'
+#include <stdio.h>
+#include <string.h>
+#include "show.h"
+bool show_reference(const char *expr, const show_op *ops, int nops, show_view *views,
+                    char *why, size_t cap)
+{
+    static const show_view want[3] = {
+        { .ndim = 1, .shape = { 24 }, .strides = { 1 }, .offset = 0, .size = 24 },
+        { .ndim = 3, .shape = { 2, 3, 4 }, .strides = { 12, 4, 1 }, .offset = 0, .size = 24 },
+        { .ndim = 2, .shape = { 2, 3 }, .strides = { 12, -4 }, .offset = 8, .size = 24 },
+    };
+    (void)expr; (void)ops; (void)why; (void)cap;
+    memcpy(views, want, (size_t)nops * sizeof want[0]);
+    return nops == 3;
+}
+EOF
+if (cd "$scratch" && gcc -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L \
+        -I"$OLDPWD/solution/include" -I"$OLDPWD/lessons/figures" -I"$OLDPWD/tests/show" \
+        -c "$OLDPWD/tests/show/show.c" ref.c &&
+    g++ show.o ref.o "$OLDPWD/build/solution/normal/libnd.a" -lm -o show-ref); then
+    out=$("$scratch/show-ref" -o "$scratch/ref.svg" "$e" 2>&1)
+    check "make show: a step that differs from the reference is marked, with the reference's view" \
+        eval 'has "^ +!= the reference: shape \(2,3\) strides \(12,-4\) offset 8$" &&
+              has "The reference differs at the steps marked" &&
+              [ "$(lines "!= the reference")" -eq 1 ] && grep -q "the reference:" "$scratch/ref.svg"'
+else
+    not_ok "make show with a stand-in reference: it does not build"
+fi
+fi
+
+# ---------------------------------------------------------------------------
+if section concurrent "concurrent runs on one tree: make watch, two make test and a make status at once"; then
+# The truth alternates, round by round: lesson 1 done (the solution's
+# 01_views.c) or all stubs (the skeleton's).  Each round edits the file, then
+# starts two `make test L=1` and a `make status` at once, while a `make watch`
+# runs on the same tree throughout.  Started after the edit, the tests and
+# the status must report exactly that edit's state; the watch, which may be
+# mid-run on the previous version, must report one of the two states; and
+# none may print anything else (a link error, a traceback, a missing or
+# half-written runner).
+false_message='Traceback|does not link|does not compile|undefined reference|No such file|Permission denied|Text file busy|run_tests: |CRASH|Error [^1]|unexpected'
+copy_tree skeleton busy
+busy="$scratch/busy"
+WATCH_POLL=1 timeout 900 make watch TREE="$busy" L=1 >"$scratch/busy-watch.log" 2>&1 &
+watch_pid=$!
+rounds=${BUSY_ROUNDS:-4}
+false_test=0 false_status=0
+for ((round = 1; round <= rounds; round++)); do
+    if ((round % 2)); then
+        cp solution/src/01_views.c "$busy/src/01_views.c"
+        want_test='^([0-9]+) passed, 0 failed$' want_status='^lesson 1 .*done$'
+    else
+        cp skeleton/src/01_views.c "$busy/src/01_views.c"
+        want_test='^0 passed, [0-9]+ failed$' want_status='^lesson 1 .*\] +0/[0-9]+$'
+    fi
+    edit_runs=$(grep -c "run [0-9]* at" "$scratch/busy-watch.log")
+    make test L=1 TREE="$busy" >"$scratch/busy-test1.log" 2>&1 &
+    p1=$!
+    make test L=1 TREE="$busy" >"$scratch/busy-test2.log" 2>&1 &
+    p2=$!
+    make status TREE="$busy" >"$scratch/busy-status.log" 2>&1
+    wait "$p1" "$p2"
+    for log in busy-test1 busy-test2; do
+        out=$(cat "$scratch/$log.log")
+        if ! has "$want_test" || ! has_not "$false_message"; then
+            false_test=$((false_test + 1))
+            echo "    # round $round, $log:"
+            printf '%s\n' "$out" | grep -vE '^  (FAIL|CRASH)  [^ ]+: ' | tail -n 12 | sed 's/^/    #   /'
+        fi
+    done
+    out=$(cat "$scratch/busy-status.log")
+    if ! has "$want_status" || ! has_not "$false_message"; then
+        false_status=$((false_status + 1))
+        echo "    # round $round, make status:"
+        printf '%s\n' "$out" | tail -n 12 | sed 's/^/    #   /'
+    fi
+done
+out=""
+check "$rounds rounds of edits: every make test reported the state it was started after" \
+    test "$false_test" -eq 0
+check "$rounds rounds of edits: every make status reported the state it was started after" \
+    test "$false_status" -eq 0
+# Let the watch finish a run started after the last edit (edits that come
+# while it is busy are taken together), then stop it as a closed terminal
+# would.
+for ((i = 0; i < 600; i++)); do
+    [ "$(grep -c "run [0-9]* at" "$scratch/busy-watch.log")" -gt "$edit_runs" ] &&
+        tail -n 1 "$scratch/busy-watch.log" | grep -q "save a file to rerun" && break
+    sleep 0.1
+done
+kill -HUP "$watch_pid" 2>/dev/null
+wait "$watch_pid" 2>/dev/null
+out=$(cat "$scratch/busy-watch.log")
+runs=$(lines "^make watch: .* run [0-9]+ at ")
+check "make watch ran $runs times through the edits and printed no false message" \
+    eval '[ "$runs" -ge 2 ] && has_not "$false_message" &&
+          [ "$(lines "^[0-9]+ passed, [0-9]+ failed$")" -eq "$runs" ] &&
+          [ "$(lines "^(0 passed, [0-9]+ failed|[0-9]+ passed, 0 failed)$")" -eq "$runs" ]'
+check "make watch's last run shows the last edit (all stubs)" \
+    eval '[ "$(grep -E "^[0-9]+ passed, [0-9]+ failed$" <<<"$out" | tail -n 1 | cut -d" " -f1)" = 0 ]'
+check "make watch, hung up, says why it stopped" \
+    has "^Stopped watching: its terminal closed \(SIGHUP\)\.$"
+fi
+
+# ---------------------------------------------------------------------------
+if section compile-commands "make compile_commands.json"; then
 if command -v bear >/dev/null; then
+    [ -d "$scratch/fresh" ] || copy_tree skeleton fresh
     [ -e compile_commands.json ] && mv compile_commands.json "$scratch/saved.json"
     out=$(make compile_commands.json TREE="$scratch/fresh" 2>&1)
     check "make compile_commands.json lists the tree's lesson files and the tests" \
@@ -192,6 +483,7 @@ sys.exit(not (any(f.endswith(\"/src/01_views.c\") for f in files)
     [ -e "$scratch/saved.json" ] && mv "$scratch/saved.json" compile_commands.json
 else
     not_ok "make compile_commands.json: bear is not installed (grader/install-deps.sh --dev)"
+fi
 fi
 
 echo

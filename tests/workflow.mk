@@ -4,18 +4,27 @@
 #                               test and its hint, and an overall line
 #   make test L=3 | T=name      (in the Makefile) one lesson's tests, or one test
 #   make watch [L=N] [T=name]   rebuild and rerun the current lesson's tests on
-#                               every save (WATCH_RUNS=N: stop after N runs)
+#                               every save (WATCH_RUNS=N: stop after N runs);
+#                               keys: h a hint, r rerun, q stop
+#   make hint [L=N] [T=name]    a hint for the current failing test, one level
+#                               more each time (tests/hints/)
+#   make show E='arange(24).reshape(2,3,4)[:, ::-1, 1]'
+#                               draw the view TREE's lesson 1 code makes of a
+#                               NumPy-like expression (tests/show/), in the
+#                               terminal and as SVG (OUT=, default build/show.svg)
 #   make compile_commands.json  for clangd: how TREE and the tests are compiled
 #
 # The work is done by tests/workflow.py: it builds through this Makefile
 # (only what changed), turns a compile error into the compiler's own
 # message and the lesson it is in, and summarises the runner's results.
+# Any number of these may run on one tree at once: a lock per build folder
+# lets one build at a time, and no build while a run reads the runner.
 
 WORKFLOW = python3 tests/workflow.py --tree '$(TREE)' --runner '$(RUNNER)' \
 	--make '$(MAKE)' --var 'TREE=$(TREE)' --var 'SAN=$(SAN)' --var 'BENCH=$(BENCH)' \
 	--run-env '$(RUN_ENV)'
 
-.PHONY: status watch compile_commands.json
+.PHONY: status watch hint show compile_commands.json
 
 status: deps ## progress of each lesson on TREE: bars, the next failing test and its hint
 	@$(WORKFLOW) status
@@ -24,9 +33,33 @@ watch: deps ## rerun the current lesson's tests on every save (L=N a lesson, T=n
 	@bash grader/install-deps.sh --dev 2>/dev/null || true
 	@$(WORKFLOW) watch $(if $(L),--lesson $(L)) $(if $(T),--test $(T))
 
+hint: deps ## a hint for the current failing test: a nudge, then the key idea (L=N, T=name)
+	@$(WORKFLOW) hint $(if $(L),--lesson $(L)) $(if $(T),--test $(T))
+
+show: deps ## draw the view your lesson 1 code makes of E='arange(24).reshape(2,3,4)[:, ::-1, 1]' (and OUT=FILE.svg)
+	@$(WORKFLOW) show --binary '$(SHOW)' --out '$(or $(OUT),build/show.svg)' -- "$$E"
+
+# make show's program: tests/show/ linked with TREE's library, so that the
+# views it draws are the ones TREE's lesson 1 functions make.  Linked under
+# a temporary name, then renamed, like the runner.
+SHOW := $(B)/show
+SHOW_OBJS := $(patsubst tests/show/%.c,$(B)/show-objs/%.o,$(wildcard tests/show/*.c))
+
+$(B)/show-objs/%.o: tests/show/%.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_COMMON) $(OPT) -MMD -MP -I$(TREE)/include -Ilessons/figures -Itests/show \
+		-c $< -o $@
+
+$(SHOW): $(SHOW_OBJS) $(B)/libnd.a
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CXX) $(OPT) $^ $(CUDA_LIBS) -lm -o $@.tmp$$$$ && mv -f $@.tmp$$$$ $@
+
+-include $(SHOW_OBJS:.o=.d)
+
 compile_commands.json: deps ## for clangd (editor completion and checks) on TREE; uses bear
 	@bash grader/install-deps.sh --dev
 	@# bear records the commands that run: rebuild all (-B) of TREE and the tests.
-	@bear --output $@ -- $(MAKE) -B -k V=0 TREE=$(TREE) SAN=$(SAN) $(RUNNER) >/dev/null 2>&1 \
+	@$(WORKFLOW) locked -- bear --output $@ -- $(MAKE) -B -k V=0 TREE=$(TREE) SAN=$(SAN) $(RUNNER) >/dev/null 2>&1 \
 		|| echo "note: $(TREE) does not compile right now; clangd will show where"
 	@echo "wrote $@: $$(grep -c '"file"' $@) files of $(TREE) and tests/ (clangd reads it from here)"

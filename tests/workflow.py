@@ -16,8 +16,20 @@ The Makefile calls it (tests/workflow.mk); on its own:
                         not complete), then again each time a source file changes:
                         inotifywait when it is there and works, otherwise (and as a
                         safety net) a look at the files' mtimes every second.
-                        WATCH_RUNS=N stops after N runs; WATCH_POLL=1 never uses
-                        inotify.
+                        Keys while it waits: h a hint, r rerun, q stop.  It says
+                        why it stops, and keeps a log (watch.log beside the
+                        runner).  WATCH_RUNS=N stops after N runs; WATCH_POLL=1
+                        never uses inotify.
+    hint [--lesson N] [--test NAME]
+                        the hint (tests/hints/) of the first failing test, one
+                        level more each time: a nudge, then the key idea
+    show --binary PATH --out FILE.svg EXPR
+                        build make show's program (tests/show/) and draw EXPR
+    hints-check RESULTS every test of a results file (run_tests -r) has a hint
+    locked -- CMD...    run CMD holding the tree's build lock (alone)
+
+Any number of these may run on one tree at once: building takes the build
+folder's lock alone, running the tests shares it (TreeLock).
 
 When the tree does not compile, every command shows the compiler's own
 messages for the first file that fails, says which lesson it is, and
@@ -27,17 +39,24 @@ NO_COLOR set.
 
 import argparse
 import concurrent.futures
+import difflib
+import errno
+import fcntl
 import glob
 import os
 import re
+import select
 import shlex
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import termios
 import threading
 import time
+import traceback
+import tty
 
 # Lessons without a text yet take their title from here (the README's table).
 TITLES = {
@@ -181,13 +200,110 @@ def sub_make_env():
     return env
 
 
-def build(ctx):
-    """Build the runner (only what changed).  Returns (ok, output)."""
+def build(ctx, target=None):
+    """Build the runner, or `target` (only what changed).  Returns (ok, output)."""
     cmd = ctx.make + ["-k", f"-j{ctx.jobs}", "--output-sync=target", "V=0"] + ctx.vars + \
-        [ctx.runner]
+        [target or ctx.runner]
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                        errors="replace", env=sub_make_env())
     return p.returncode == 0, p.stdout
+
+
+class TreeLock:
+    """The lock of one build folder (build/<tree>/<variant>/.lock), so that
+    any number of make status, make test, make watch, make hint and make show
+    on one tree never see each other's half-built files: building holds it
+    alone (LOCK_EX), running the tests holds it shared (LOCK_SH), so runs go
+    side by side and a build waits until none is reading the runner.  An
+    flock(2) lock, which the kernel drops when its holder exits, however it
+    exits: a killed run never leaves a stale lock.  `flock(1)` takes the
+    same lock from a shell.  The descriptor stays open for the life of the
+    process, so a lock taken is held until release() or the exit."""
+
+    def __init__(self, ctx):
+        folder = os.path.dirname(ctx.runner) or "."
+        os.makedirs(folder, exist_ok=True)
+        self.path = os.path.join(folder, ".lock")
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        self.mode = None
+        self.what = f"{ctx.tree}/"
+
+    def shared(self):
+        self._take(fcntl.LOCK_SH)
+
+    def exclusive(self):
+        self._take(fcntl.LOCK_EX)
+
+    def release(self):
+        if self.mode is not None:
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+            self.mode = None
+
+    def _take(self, mode):
+        if self.mode == mode:
+            return
+        start, told = time.monotonic(), False
+        while True:
+            try:
+                fcntl.flock(self.fd, mode | fcntl.LOCK_NB)
+                self.mode = mode
+                return
+            except BlockingIOError:
+                self.mode = None       # a failed conversion has dropped the old lock
+            if not told and time.monotonic() - start > 1.0:
+                told = True
+                say(dim(f"(waiting for {self.holders() or 'another run'} on {self.what} "
+                        "to finish building or testing)"))
+            time.sleep(0.05)
+
+    def holders(self):
+        """The other runs that hold the lock, from /proc/locks: "make watch
+        (pid 123)"."""
+        ino, found = os.fstat(self.fd).st_ino, []
+        try:
+            with open("/proc/locks", encoding="utf-8") as f:
+                for line in f:
+                    parts = line.split()
+                    # "1: FLOCK  ADVISORY  WRITE 1234 00:2e:5678 0 EOF"
+                    if len(parts) >= 6 and parts[1] == "FLOCK" and \
+                            parts[5].rsplit(":", 1)[-1] == str(ino) and \
+                            int(parts[4]) != os.getpid():
+                        found.append(f"{run_name(int(parts[4]))} (pid {parts[4]})")
+        except (OSError, ValueError):
+            return ""
+        return ", ".join(dict.fromkeys(found))
+
+
+def run_name(pid):
+    """"make watch" for a workflow.py process, else its command's name."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            argv = f.read().decode(errors="replace").split("\0")
+    except OSError:
+        return "a run"
+    for word in argv:
+        if word in RUN_NAMES:
+            return RUN_NAMES[word]
+    return os.path.basename(argv[0]) if argv and argv[0] else "a run"
+
+
+def ready(ctx, lock, target=None):
+    """Bring the runner (or `target`) up to date, and return holding the
+    lock shared, so that nobody replaces it while we use it.  `make -q` asks
+    first (under the shared lock): a tree that needs no build never waits
+    for the tests that other runs are running.  Returns (ok, build output)."""
+    target = target or ctx.runner
+    lock.shared()
+    q = subprocess.run(ctx.make + ["-q", "V=0"] + ctx.vars + [target],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       env=sub_make_env())
+    if q.returncode == 0:
+        return True, ""
+    lock.exclusive()
+    try:
+        return build(ctx, target)
+    finally:
+        lock.shared()
 
 
 ANNOUNCE = re.compile(r"^  (CC|CXX|NVCC|LINK)\s+(\S+)")
@@ -247,7 +363,8 @@ def group_order(ctx, g):
 def group_name(ctx, g):
     path = g["path"]
     if g["kind"] == "LINK":
-        return "the test runner does not link"
+        return ("the test runner does not link" if path.endswith("run_tests")
+                else f"{path} does not link")
     m = re.search(r"(?:^|/)(test_)?(\d+)_\w+\.cu?$", path)
     if path.startswith("tests/"):
         what = f"the public tests of lesson {int(m.group(2))}" if m else "the test framework"
@@ -512,16 +629,38 @@ def overall_line(ctx, rows):
             + f"; next: {what}, {base_name(failing['test'])}"), n
 
 
-def cmd_status(ctx, args):
+def next_failing(rows, lesson=None):
+    """The test to work on: the first failing one of `lesson`, or of the
+    first lesson not complete (the framework first, if it fails)."""
+    lessons = by_lesson(rows)
+    order = [lesson] if lesson is not None else sorted(lessons)
+    for n in order:
+        failing = [r for r in lessons.get(n, []) if r["result"] != "pass"]
+        if failing:
+            return failing[0]
+    return None
+
+
+def all_results(ctx, *after_build_error):
+    """Build what changed and run every lesson's tests (run_all, cached):
+    their rows, or None once it has said why there are none (a compile
+    error, then `after_build_error`; or a runner that failed)."""
     ctx.check_tree()
-    ok, output = build(ctx)
+    ok, output = ready(ctx, TreeLock(ctx))
     if not ok:
         show_build_errors(ctx, output)
-        return 1
+        say(*after_build_error)
+        return None
     try:
-        rows = run_all(ctx)
+        return run_all(ctx)
     except RunnerError as e:
         say(red(str(e)))
+        return None
+
+
+def cmd_status(ctx, args):
+    rows = all_results(ctx)
+    if rows is None:
         return 1
     lines, _, _ = progress_lines(ctx, rows)
     say(f"Public tests on {ctx.tree}/:", "", *lines, "")
@@ -530,7 +669,8 @@ def cmd_status(ctx, args):
     if n:
         text = lesson_text(n)
         say(dim((f"Read {text}; " if text else "") +
-                f"{ctx.cmd('watch')} reruns lesson {n}'s tests each time you save."))
+                f"{ctx.cmd('watch')} reruns lesson {n}'s tests each time you save; "
+                f"{ctx.cmd('hint')} gives a hint."))
     return 0
 
 
@@ -540,12 +680,260 @@ def cmd_status(ctx, args):
 
 def cmd_test(ctx, args):
     ctx.check_tree()
-    ok, output = build(ctx)
+    ok, output = ready(ctx, TreeLock(ctx))
     if not ok:
         show_build_errors(ctx, output)
         return 1
     sys.stdout.flush()
     return subprocess.run([ctx.runner] + args.runner_args, env=ctx.run_env).returncode
+
+
+# ---------------------------------------------------------------------------
+# Hints on demand: tests/hints/NN_name.txt
+# ---------------------------------------------------------------------------
+
+HINTS = "tests/hints"
+LEVELS = ("nudge", "idea")            # the levels of a hint, in the order shown
+LEVEL_NAMES = {"nudge": "a nudge", "idea": "the key idea"}
+
+
+class HintError(Exception):
+    pass
+
+
+def parse_hints(path):
+    """The entries of one hints file (the format is in tests/hints/README.md):
+    a list of {"keys", "nudge", "idea", "see", "line"}.  Raises HintError
+    with file:line on anything malformed."""
+    entries, cur, field = [], None, None
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    for no, raw in enumerate(lines, 1):
+        where = f"{path}:{no}"
+        if raw.startswith("#"):
+            continue
+        if not raw.strip():
+            cur, field = None, None
+            continue
+        if raw[0] in " \t":
+            if field is None:
+                raise HintError(f"{where}: a continuation line outside a field")
+            if field == "test":
+                cur["keys"] += raw.split()
+            else:
+                cur[field] += " " + raw.strip()
+            continue
+        name, sep, value = raw.partition(":")
+        if not sep or name not in ("test",) + LEVELS + ("see",):
+            raise HintError(f"{where}: expected 'test:', 'nudge:', 'idea:' or 'see:', "
+                            f"got {raw[:40]!r}")
+        if name == "test":
+            if cur is not None:
+                raise HintError(f"{where}: 'test:' inside an entry (entries are separated "
+                                "by a blank line)")
+            cur = {"keys": value.split(), "line": no, "file": path}
+            if not cur["keys"]:
+                raise HintError(f"{where}: 'test:' names no test")
+            entries.append(cur)
+        elif cur is None:
+            raise HintError(f"{where}: '{name}:' before the entry's 'test:' line")
+        elif name in cur:
+            raise HintError(f"{where}: a second '{name}:' in the entry of {cur['keys'][0]}")
+        else:
+            cur[name] = value.strip()
+        field = name
+    for e in entries:
+        for level in LEVELS:
+            if not e.get(level):
+                raise HintError(f"{e['file']}:{e['line']}: the entry of {e['keys'][0]} has "
+                                f"no '{level}:'")
+    return entries
+
+
+def hints_file(lesson):
+    found = sorted(glob.glob(os.path.join(HINTS, f"{lesson:02d}_*.txt")))
+    return found[0] if found else None
+
+
+def find_hint(lesson, test):
+    """The entry for `test` ("slice_random[cpu]") of `lesson`: the key that
+    names it with its device, else without, else the first pattern
+    ("compact_*[cuda]") that matches the full name."""
+    path = hints_file(lesson)
+    if path is None:
+        return None
+    entries = parse_hints(path)
+    for want in (test, base_name(test)):
+        for e in entries:
+            if want in e["keys"]:
+                return e
+    for e in entries:
+        if any(is_pattern(k) and matches(k, test) for k in e["keys"]):
+            return e
+    return None
+
+
+def is_pattern(key):
+    return "*" in key
+
+
+def matches(pattern, name):
+    """Whether name fits pattern, in which only `*` is special (any run of
+    characters): "compact_*[cuda]" matches "compact_large[cuda]"."""
+    return re.fullmatch(".*".join(map(re.escape, pattern.split("*"))), name) is not None
+
+
+def hint_state_path(ctx):
+    return os.path.join(os.path.dirname(os.path.dirname(ctx.runner)) or ".", "hint-levels.tsv")
+
+
+def hint_levels(ctx):
+    """How many levels of each test's hint were shown on this tree."""
+    try:
+        with open(hint_state_path(ctx), encoding="utf-8") as f:
+            return {k: int(v) for k, v in (line.rstrip("\n").split("\t") for line in f
+                                            if line.count("\t") == 1)}
+    except (OSError, ValueError):
+        return {}
+
+
+def hint_lines(ctx, row, again, more=True):
+    """The hint of a failing test, one level more than last time (all levels
+    shown so far when more is False).  `again` says how to get the next
+    level ("make hint again").  Returns the lines to print."""
+    lesson, test = row["lesson"], row["test"]
+    entry = find_hint(lesson, test)
+    key = f"{lesson}:{base_name(test)}"
+    if entry is None:
+        return [f"No hint is written for {test} (lesson {lesson}) yet; its message says what "
+                "was checked."]
+    levels = hint_levels(ctx)
+    shown = min(len(LEVELS), levels.get(key, 0) + (1 if more else 0)) or 1
+    levels[key] = shown
+    path = hint_state_path(ctx)
+    try:
+        with open(path + ".tmp", "w", encoding="utf-8") as f:
+            f.writelines(f"{k}\t{v}\n" for k, v in sorted(levels.items()))
+        os.replace(path + ".tmp", path)
+    except OSError:
+        pass                       # a read-only tree: the levels are not kept
+    out = [bold(f"Hint for {test} (lesson {lesson}), {shown} of {len(LEVELS)}:"), ""]
+    step = next_step(ctx, row)
+    if "not implemented" in row["msg"] or step.startswith(("write ", "needs ")):
+        out += [wrap("  First: ", step + ".", 9), ""]
+    for i, level in enumerate(LEVELS[:shown], 1):
+        out.append(wrap(f"  {i}. {LEVEL_NAMES[level][0].upper()}{LEVEL_NAMES[level][1:]}: ",
+                        entry[level], 5))
+    out.append("")
+    text = lesson_text(lesson)
+    where = (f"{text}, section \"{entry['see']}\"" if entry.get("see") and text
+             else text or "the lesson")
+    if shown < len(LEVELS):
+        tail = (f"{again} gives {LEVEL_NAMES[LEVELS[shown]]}. The lesson explains it: "
+                f"{where}.")
+    else:
+        tail = (f"That is all the hints for {base_name(test)}. The lesson explains it: "
+                f"{where}; the test is in {test_source(lesson)}.")
+    out.append(dim(wrap("", tail, 0)))
+    return out
+
+
+def test_source(lesson):
+    found = sorted(glob.glob(f"tests/test_{lesson:02d}_*.c"))
+    return found[0] if found else "tests/"
+
+
+def cmd_hint(ctx, args):
+    rows = all_results(ctx, "", "Hints are about failing tests: the compiler's message above "
+                       "says what to fix.")
+    if rows is None:
+        return 1
+    if args.test:
+        want = args.test
+        matches = [r for r in rows if want in (r["test"], base_name(r["test"])) and
+                   args.lesson in (None, r["lesson"])]
+        if not matches:
+            known = sorted({base_name(r["test"]) for r in rows})
+            close = difflib.get_close_matches(base_name(want), known, n=4)
+            say(red(f"No test named {want}.") +
+                (f" Did you mean {', '.join(close)}?" if close else ""))
+            return 2
+        row = next((r for r in matches if r["result"] != "pass"), matches[0])
+    else:
+        row = next_failing(rows, args.lesson)
+        if row is None:
+            which = f"lesson {args.lesson}" if args.lesson is not None else "every lesson"
+            say(green(f"Every public test of {which} passes: no hint needed.") +
+                f" Now the sanitizers: {ctx.cmd('test SAN=1')}")
+            return 0
+    try:
+        say(*hint_lines(ctx, row, ctx.cmd("hint" + (f" T={args.test}" if args.test else "") +
+                                          (f" L={args.lesson}" if args.lesson is not None
+                                           else "")) + " again"))
+    except HintError as e:
+        say(red(f"The hints file is broken: {e}"))
+        return 1
+    others = sorted({r["lesson"] for r in rows if args.test and
+                     args.test in (r["test"], base_name(r["test"]))} - {row["lesson"]})
+    if others:
+        say(dim(f"{args.test} is also a test of lesson {', '.join(map(str, others))}: "
+                f"add L={others[0]} for its hint."))
+    return 0
+
+
+def cmd_hints_check(ctx, args):
+    """Every test of a results file (run_tests -r) has a hint, every key
+    names a test or matches one, and every `see:` is a heading of the
+    lesson.  Prints one line per problem; exit status 1 if any."""
+    rows = read_tsv(args.results)
+    names = {}
+    for r in rows:
+        names.setdefault(r["lesson"], set()).add(r["test"])
+    problems, counted = [], 0
+    for lesson in sorted(names):
+        if lesson == 0:
+            continue                   # the framework is given: no hints
+        path = hints_file(lesson)
+        if path is None:
+            problems.append(f"lesson {lesson}: no {HINTS}/{lesson:02d}_*.txt")
+            continue
+        try:
+            entries = parse_hints(path)
+        except HintError as e:
+            problems.append(str(e))
+            continue
+        tests = names[lesson]
+        bases = {base_name(t) for t in tests}
+        for e in entries:
+            for k in e["keys"]:
+                ok = (any(matches(k, t) for t in tests) if is_pattern(k)
+                      else k in tests or k in bases or k in CONDITIONAL_TESTS)
+                if not ok:
+                    problems.append(f"{path}:{e['line']}: '{k}' names no test of lesson {lesson}")
+            if e.get("see"):
+                text = lesson_text(lesson)
+                heads = headings(text) if text else []
+                if e["see"] not in heads:
+                    problems.append(f"{path}:{e['line']}: see: \"{e['see']}\" is not a heading "
+                                    f"of {text}")
+        for t in sorted(tests):
+            if find_hint(lesson, t) is None:
+                problems.append(f"{path}: no hint for {t} (lesson {lesson})")
+            counted += 1
+    for p in problems:
+        say(p)
+    say(f"{counted} tests checked, {len(problems)} problem{'s' * (len(problems) != 1)}")
+    return 1 if problems else 0
+
+
+# Tests that the runner registers only sometimes: cuda_device (tests/main.c)
+# fails in place of every [cuda] case when the CUDA device is unusable.
+CONDITIONAL_TESTS = {"cuda_device"}
+
+
+def headings(path):
+    with open(path, encoding="utf-8") as f:
+        return [m.group(1).strip() for m in re.finditer(r"^#{2,4} (.+)$", f.read(), re.M)]
 
 
 # ---------------------------------------------------------------------------
@@ -582,6 +970,7 @@ class Inotify:
         self.changed = threading.Event()
         self.alive = False
         self.why = ""
+        self.proc = None
         if os.environ.get("WATCH_POLL") == "1":
             self.why = "WATCH_POLL=1"
             return
@@ -592,8 +981,8 @@ class Inotify:
             self.proc = subprocess.Popen(
                 ["inotifywait", "-m", "-q", "-r", "-e",
                  "close_write,moved_to,moved_from,create,delete,attrib", *dirs],
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                errors="replace")
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                text=True, errors="replace")
         except OSError as e:
             self.why = f"inotifywait: {e}"
             return
@@ -609,33 +998,88 @@ class Inotify:
         self.changed.set()
 
     def stop(self):
-        if self.alive or getattr(self, "proc", None):
+        if self.proc is not None:
             try:
                 self.proc.terminate()
                 self.proc.wait(timeout=2)
-            except (OSError, subprocess.TimeoutExpired, AttributeError):
+            except (OSError, subprocess.TimeoutExpired):
                 pass
 
     def mode(self):
         return "inotify" if self.alive else f"polling every second ({self.why})"
 
 
-def wait_for_change(dirs, before, ino):
-    while True:
-        if ino.alive:
-            ino.changed.wait(timeout=1.0)
+class Keys:
+    """Single key presses while make watch waits (h, r, q), when it runs in
+    the foreground of a terminal.  The terminal is in cbreak mode (a key
+    without Enter, no echo) only while waiting, so it is back to normal
+    whenever a run prints, and when the watch ends however it ends."""
+
+    def __init__(self):
+        self.fd = None
+        try:
+            fd = sys.stdin.fileno()
+            if os.isatty(fd) and os.tcgetpgrp(fd) == os.getpgrp():
+                self.fd = fd
+        except (OSError, ValueError):
+            pass
+        self.saved = None
+
+    def __enter__(self):
+        if self.fd is not None:
+            try:
+                self.saved = termios.tcgetattr(self.fd)
+                tty.setcbreak(self.fd, termios.TCSANOW)
+            except termios.error:
+                self.fd = None
+        return self
+
+    def __exit__(self, *exc):
+        if self.saved is not None:
+            try:
+                termios.tcsetattr(self.fd, termios.TCSADRAIN, self.saved)
+            except termios.error:
+                pass
+            self.saved = None
+
+    def read(self, timeout):
+        """The keys pressed within `timeout` seconds ("" if none)."""
+        if self.fd is None:
+            time.sleep(timeout)
+            return ""
+        ready_, _, _ = select.select([self.fd], [], [], timeout)
+        if not ready_:
+            return ""
+        data = os.read(self.fd, 64)
+        if not data:                   # the terminal is gone
+            self.fd = None
+        return data.decode(errors="replace")
+
+
+def wait_for_change(dirs, before, ino, keys):
+    """Until a file changes ("change") or a key is pressed (the key)."""
+    with keys:
+        last = time.monotonic()
+        while True:
+            if ino.alive:
+                ino.changed.wait(timeout=0.1)
+            pressed = keys.read(0.1)
+            for k in pressed:
+                if k.lower() in "hrq":
+                    return k.lower()
+            if not ino.changed.is_set() and time.monotonic() - last < 1.0:
+                continue
             ino.changed.clear()
-        else:
-            time.sleep(1.0)
-        now = snapshot(dirs)
-        if now != before:
-            # An editor may write a few files at once: let them settle.
-            while True:
-                time.sleep(0.15)
-                later = snapshot(dirs)
-                if later == now:
-                    return
-                now = later
+            last = time.monotonic()
+            now = snapshot(dirs)
+            if now != before:
+                # An editor may write a few files at once: let them settle.
+                while True:
+                    time.sleep(0.15)
+                    later = snapshot(dirs)
+                    if later == now:
+                        return "change"
+                    now = later
 
 
 def clear_screen(run):
@@ -645,84 +1089,281 @@ def clear_screen(run):
         say("", "=" * 72)
 
 
-def watch_once(ctx, args, run, state):
+def watch_once(ctx, args, run, state, lock):
+    """One run: build, pick the lesson, run its tests.  Sets state["failing"]
+    to the first failing test's row (None when none fails or nothing ran)."""
     stamp = time.strftime("%H:%M:%S")
-    ok, output = build(ctx)
+    state["failing"] = None
+    ok, output = ready(ctx, lock)
+    state["broken"] = not ok
     if not ok:
         say(bold(f"make watch: {ctx.tree}, run {run} at {stamp}"), "")
         show_build_errors(ctx, output)
         return
+    note, runner_args = "", []
     if args.test:
         say(bold(f"make watch: {ctx.tree}, test {args.test}, run {run} at {stamp}"), "")
-        sys.stdout.flush()
-        subprocess.run([ctx.runner, "-t", args.test], env=ctx.run_env)
-        return
-    note = ""
-    if args.lesson is not None:
-        lesson = args.lesson
+        runner_args, lesson = ["-t", args.test], None
     else:
-        try:
-            rows = run_all(ctx)
-        except RunnerError as e:
-            say(red(str(e)))
-            return
-        line, lesson = overall_line(ctx, rows)
-        if lesson is None:
-            say(bold(f"make watch: {ctx.tree}, run {run} at {stamp}"), "")
-            say(*progress_lines(ctx, rows)[0], "", line)
-            state["lesson"] = None
-            return
-        if state.get("lesson") not in (None, lesson) and state["lesson"] < lesson:
-            note = green(f"Lesson {state['lesson']} complete!") + f" On to lesson {lesson}."
-        state["lesson"] = lesson
-    title = lesson_title(lesson)
-    say(bold(f"make watch: {ctx.tree}, lesson {lesson}, {title}, run {run} at {stamp}"))
-    if note:
-        say(note)
-    say("")
+        if args.lesson is not None:
+            lesson = args.lesson
+        else:
+            try:
+                rows = run_all(ctx)
+            except RunnerError as e:
+                say(red(str(e)))
+                return
+            line, lesson = overall_line(ctx, rows)
+            if lesson is None:
+                say(bold(f"make watch: {ctx.tree}, run {run} at {stamp}"), "")
+                say(*progress_lines(ctx, rows)[0], "", line)
+                state["lesson"] = None
+                return
+            if state.get("lesson") not in (None, lesson) and state["lesson"] < lesson:
+                note = green(f"Lesson {state['lesson']} complete!") + f" On to lesson {lesson}."
+            state["lesson"] = lesson
+        title = lesson_title(lesson)
+        say(bold(f"make watch: {ctx.tree}, lesson {lesson}, {title}, run {run} at {stamp}"))
+        if note:
+            say(note)
+        say("")
+        runner_args = ["-l", str(lesson)]
     sys.stdout.flush()
     with tempfile.TemporaryDirectory(dir=os.path.dirname(ctx.runner)) as tmp:
-        tsv = os.path.join(tmp, "lesson.tsv")
-        p = subprocess.run([ctx.runner, "-l", str(lesson), "-r", tsv], env=ctx.run_env)
-        if p.returncode in (0, 1):
-            say("", *progress_lines(ctx, read_tsv(tsv), only=lesson)[0])
-            if p.returncode == 0 and args.lesson is not None:
-                say(green(f"Lesson {lesson} complete!") +
-                    f" {ctx.cmd('watch')} without L= follows you to the next lesson.")
+        tsv = os.path.join(tmp, "run.tsv")
+        p = subprocess.run([ctx.runner, "-r", tsv] + runner_args, env=ctx.run_env)
+        if p.returncode not in (0, 1):
+            return
+        rows = read_tsv(tsv)
+    state["failing"] = next_failing(rows)
+    if lesson is not None:
+        say("", *progress_lines(ctx, rows, only=lesson)[0])
+        if p.returncode == 0 and args.lesson is not None:
+            say(green(f"Lesson {lesson} complete!") +
+                f" {ctx.cmd('watch')} without L= follows you to the next lesson.")
 
 
-def stop_on_signal(signum, frame):
-    raise KeyboardInterrupt
+def watch_hint(ctx, state):
+    say("", "-" * 72)
+    row = state.get("failing")
+    if row is None:
+        say("No failing test to give a hint for" +
+            (": fix the compile error above first." if state.get("broken") else "."))
+        return
+    try:
+        say(*hint_lines(ctx, row, "h again"))
+    except HintError as e:
+        say(red(f"The hints file is broken: {e}"))
+
+
+# Why make watch stops, by signal: it always says so, on the screen and in
+# its log (build/<tree>/<variant>/watch.log), where the next make watch
+# looks too.
+STOP_SIGNALS = {
+    signal.SIGINT: "Ctrl-C",
+    signal.SIGTERM: "asked to stop (SIGTERM: a kill, a timeout, or the system shutting down)",
+    signal.SIGHUP: "its terminal closed (SIGHUP)",
+    signal.SIGQUIT: "Ctrl-\\ (SIGQUIT)",
+}
+
+
+class Stop(BaseException):
+    """Raised to end make watch, with the reason to give."""
+
+    def __init__(self, reason, status=0):
+        super().__init__(reason)
+        self.reason, self.status = reason, status
+
+
+def on_stop_signal(signum, frame):
+    raise Stop(STOP_SIGNALS.get(signum, f"signal {signum}"))
+
+
+class WatchLog:
+    """build/<tree>/<variant>/watch.log: a line when a make watch starts and
+    one when it stops, with the reason, and the traceback of any unexpected
+    error.  A watch that was killed too hard to say anything (SIGKILL, out
+    of memory) leaves a start without a stop: the next one reports it."""
+
+    LINE = re.compile(r"^(\S+ \S+)  pid (\d+)  (started|stopped|error): ?(.*)$")
+
+    def __init__(self, ctx):
+        self.path = os.path.join(os.path.dirname(ctx.runner), "watch.log")
+
+    def write(self, what, text=""):
+        try:
+            with open(self.path, "a", encoding="utf-8") as f:
+                f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')}  pid {os.getpid()}  "
+                        f"{what}: {text}\n")
+        except OSError:
+            pass
+
+    def vanished(self):
+        """Earlier watches that started and never said they stopped, and
+        are gone: [(time, pid)]."""
+        try:
+            with open(self.path, encoding="utf-8") as f:
+                lines = f.read().splitlines()
+        except OSError:
+            return []
+        if len(lines) > 400:
+            try:
+                with open(self.path, "w", encoding="utf-8") as f:
+                    f.write("\n".join(lines[-200:]) + "\n")
+            except OSError:
+                pass
+        started = {}
+        for line in lines:
+            m = self.LINE.match(line)
+            if m and m.group(3) == "started":
+                started[m.group(2)] = m.group(1)
+            elif m and m.group(3) == "stopped":
+                started.pop(m.group(2), None)
+        return [(t, int(pid)) for pid, t in started.items()
+                if run_name(int(pid)) != "make watch"]
 
 
 def cmd_watch(ctx, args):
     ctx.check_tree()
-    # Killed (timeout, a closed terminal): stop inotifywait too, as Ctrl-C does.
-    signal.signal(signal.SIGTERM, stop_on_signal)
-    signal.signal(signal.SIGHUP, stop_on_signal)
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, on_stop_signal)
+    log = WatchLog(ctx)
+    os.makedirs(os.path.dirname(log.path) or ".", exist_ok=True)
+    for when, pid in log.vanished():
+        say(yellow(f"The make watch started at {when} (pid {pid}) ended without a word: it was "
+                   "killed with SIGKILL (out of memory? `dmesg` says), or its machine or "
+                   "container stopped."))
+        with open(log.path, "a", encoding="utf-8") as f:
+            f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')}  pid {pid}  stopped: "
+                    f"found gone by pid {os.getpid()}\n")
+    log.write("started", f"make watch TREE={ctx.tree}" +
+              (f" L={args.lesson}" if args.lesson is not None else "") +
+              (f" T={args.test}" if args.test else ""))
     runs = int(os.environ.get("WATCH_RUNS") or 0)
     dirs = watched_dirs(ctx)
-    ino = Inotify(dirs)
-    run, state = 0, {}
+    ino, keys, lock = Inotify(dirs), Keys(), TreeLock(ctx)
+    run, state, errors = 0, {}, 0
+    reason, status = None, 0
     try:
         while True:
             before = snapshot(dirs)
             run += 1
             clear_screen(run)
-            watch_once(ctx, args, run, state)
-            say("", dim(f"Watching {', '.join(dirs)} ({ino.mode()}): save a file to rerun; "
-                        "Ctrl-C stops."))
+            try:
+                watch_once(ctx, args, run, state, lock)
+                errors = 0
+            except (Stop, KeyboardInterrupt):
+                raise
+            except OSError as e:
+                if e.errno in (errno.EPIPE, errno.EIO):
+                    raise Stop("its output went away (the terminal or pipe closed)", 1)
+                errors = unexpected(log, run, e, errors)
+            except Exception as e:     # noqa: BLE001 -- anything: say it, keep watching
+                errors = unexpected(log, run, e, errors)
+            finally:
+                lock.release()
             if runs and run >= runs:
-                return 0
-            wait_for_change(dirs, before, ino)
+                raise Stop(f"WATCH_RUNS={runs} runs done")
+            say("", dim(f"Watching {', '.join(dirs)} ({ino.mode()}): save a file to rerun" +
+                        ("; h: a hint, r: rerun, q or Ctrl-C: stop." if keys.fd is not None
+                         else "; Ctrl-C stops.")))
+            while True:
+                event = wait_for_change(dirs, before, ino, keys)
+                if event == "h":
+                    watch_hint(ctx, state)
+                elif event == "q":
+                    raise Stop("q pressed")
+                else:
+                    break
     except KeyboardInterrupt:
-        say("", "Stopped watching.")
-        return 0
+        reason = STOP_SIGNALS[signal.SIGINT]
+    except Stop as e:
+        reason, status = e.reason, e.status
     finally:
         ino.stop()
+        lock.release()
+    log.write("stopped", reason)
+    try:
+        say("", f"Stopped watching: {reason}.")
+    except OSError:
+        # No terminal left to say it on: the log has it.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return status
+
+
+def unexpected(log, run, e, errors):
+    """An error no run should meet: say what it was, log the traceback, and
+    keep watching; stop once the same happens five runs in a row."""
+    log.write("error", f"run {run}: {type(e).__name__}: {e}\n" +
+              "".join("    " + line for line in traceback.format_exc().splitlines(True)))
+    errors += 1
+    say("", red(f"make watch: run {run} stopped on an unexpected error: "
+                f"{type(e).__name__}: {e}"),
+        dim(f"(the traceback is in {log.path}; please report it)"))
+    if errors >= 5:
+        raise Stop(f"the same kind of error stopped five runs in a row ({type(e).__name__}: {e})",
+                   1)
+    time.sleep(1.0)
+    return errors
 
 
 # ---------------------------------------------------------------------------
+# make show: a view drawn from a NumPy-like expression (tests/show/)
+# ---------------------------------------------------------------------------
+
+def cmd_show(ctx, args):
+    ctx.check_tree()
+    expr = args.expr.strip()
+    if not expr:
+        say(red("make show needs an expression, for example:"),
+            "    make show E='arange(24).reshape(2,3,4)[:, ::-1, 1]'",
+            "Sources: arange(n), zeros(shape), ones(shape); then .reshape(...), "
+            ".transpose(...), .T,",
+            "broadcast_to(x, shape), indexing [i, a:b:c, ...], .diagonal(...), .copy().")
+        return 2
+    ok, output = ready(ctx, TreeLock(ctx), args.binary)
+    if not ok:
+        show_build_errors(ctx, output)
+        return 1
+    os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
+    sys.stdout.flush()
+    p = subprocess.run([args.binary, "-o", args.out, expr], stdout=subprocess.PIPE,
+                       text=True, errors="replace", env=ctx.run_env)
+    sys.stdout.write(p.stdout)
+    if p.returncode == 1:
+        again = ctx.cmd("show") + f" E='{expr}'"
+        m = re.search(r"not implemented: (\w+) \(lesson (\d+)\)", p.stdout)
+        if m:
+            row = {"msg": m.group(0), "lesson": int(m.group(2)), "result": "fail", "test": ""}
+            say("", wrap("To do: ", next_step(ctx, row) + ".", 7))
+        elif re.search(r" crashed: | did not return within ", p.stdout):
+            say("", wrap("", "Run it under AddressSanitizer and UBSan to see the line: "
+                         f"{again} SAN=1", 0))
+        else:
+            say("", dim(wrap("", "That is your function's own answer (its status and message). "
+                             "nd.h says which inputs it must refuse and how.", 0)))
+    return p.returncode
+
+
+# ---------------------------------------------------------------------------
+# A build step under the tree's lock (make compile_commands.json)
+# ---------------------------------------------------------------------------
+
+def cmd_locked(ctx, args):
+    lock = TreeLock(ctx)
+    lock.exclusive()
+    return subprocess.run(args.command).returncode
+
+
+# ---------------------------------------------------------------------------
+
+# How another run that holds a tree's lock is named in a message.
+RUN_NAMES = {"status": "make status", "test": "make test", "watch": "make watch",
+             "hint": "make hint", "show": "make show", "locked": "make compile_commands.json"}
+
+COMMANDS = {"status": cmd_status, "test": cmd_test, "watch": cmd_watch, "hint": cmd_hint,
+            "show": cmd_show, "hints-check": cmd_hints_check, "locked": cmd_locked}
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -735,15 +1376,25 @@ def main():
     sub.add_parser("status")
     t = sub.add_parser("test")
     t.add_argument("runner_args", nargs=argparse.REMAINDER)
-    w = sub.add_parser("watch")
-    w.add_argument("--lesson", type=int)
-    w.add_argument("--test")
+    for name in ("watch", "hint"):
+        w = sub.add_parser(name)
+        w.add_argument("--lesson", type=int)
+        w.add_argument("--test")
+    v = sub.add_parser("show")
+    v.add_argument("--binary", required=True, help="make show's program, built for TREE")
+    v.add_argument("--out", required=True, help="the SVG to write")
+    v.add_argument("expr", nargs="?", default="")
+    c = sub.add_parser("hints-check")
+    c.add_argument("results", help="a results file of run_tests -r")
+    k = sub.add_parser("locked")
+    k.add_argument("command", nargs=argparse.REMAINDER)
     args = ap.parse_args()
-    if args.cmd == "test" and args.runner_args[:1] == ["--"]:
-        args.runner_args = args.runner_args[1:]
+    for name in ("runner_args", "command"):
+        if getattr(args, name, [])[:1] == ["--"]:
+            setattr(args, name, getattr(args, name)[1:])
     ctx = Ctx(args)
     try:
-        return {"status": cmd_status, "test": cmd_test, "watch": cmd_watch}[args.cmd](ctx, args)
+        return COMMANDS[args.cmd](ctx, args)
     except KeyboardInterrupt:
         return 130
 

@@ -12,6 +12,14 @@ of each solution region (`//@ stub` up to `//@ end solution`) is dropped
 too, so the reader sees the code as it compiles.  The block's body, if any,
 is ignored.
 
+An example of tool output,
+
+  ```{.console example="NAME"}
+  ```
+
+is replaced by build/docs/examples/NAME.txt, written by docs/examples.py
+from a real run (`make docs` runs it first); a missing file is an error.
+
 Editions (metadata `edition`, set with -M edition=...):
   student     (default) an include shows what it names;
   instructor  a `skeleton:` include is followed by the solution of the same
@@ -133,7 +141,24 @@ local function source_note(rel, name)
     pandoc.Attr("", { "snippet-source" }))
 end
 
+-- An example of tool output: ```{.console example="NAME"}``` becomes the
+-- text that docs/examples.py wrote from a real run, build/docs/examples/
+-- NAME.txt (the block's body is the copy in the page, which `make
+-- docs-check` keeps equal to it).
+local function example(block, name)
+  local f = io.open(root .. "/build/docs/examples/" .. name .. ".txt", "r")
+  if not f then
+    fail('example="' .. name .. '" has not been run: make docs-examples (docs/examples.py)')
+  end
+  local text = f:read("a"):gsub("\n$", "")
+  f:close()
+  return pandoc.CodeBlock(text, pandoc.Attr("", { "console" }, { { "data-example", name } }))
+end
+
 local function include(block)
+  if block.attributes["example"] then
+    return example(block, block.attributes["example"])
+  end
   local spec = block.attributes["include"]
   local lang = "c"
   for _, cl in ipairs(block.classes) do

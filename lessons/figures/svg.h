@@ -101,7 +101,9 @@ static inline void visit_color(int64_t i, int64_t n, char *dst, size_t cap)
 
 /* What the view does to each buffer cell: which of its positions (in
  * row-major order) read it.  visits[off] lists them, nvisits[off] counts. */
+#ifndef MAX_CELLS           /* a program may ask for more before including this */
 #define MAX_CELLS 64
+#endif
 #define MAX_VISITS 8
 typedef struct {
     int64_t size;                              /* buffer cells */
