@@ -49,11 +49,13 @@ $(B)/show-objs/%.o: tests/show/%.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_COMMON) $(OPT) -MMD -MP -I$(TREE)/include -Ilessons/figures -Itests/show \
-		-c $< -o $@
+		-Itests/kit $(CHECK_CFLAGS) -c $< -o $@
 
-$(SHOW): $(SHOW_OBJS) $(B)/libnd.a
+# the reference it compares with is the test kit's (no lesson code in it)
+SHOW_KIT := $(addprefix $(B)/tests/kit/,ref.o gen.o wire.o)
+$(SHOW): $(SHOW_OBJS) $(SHOW_KIT) $(B)/libnd.a
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CXX) $(OPT) $^ $(CUDA_LIBS) -lm -o $@.tmp$$$$ && mv -f $@.tmp$$$$ $@
+	$(Q)$(CXX) $(OPT) $^ $(CHECK_LIBS) $(CUDA_LIBS) -lm -o $@.tmp$$$$ && mv -f $@.tmp$$$$ $@
 
 -include $(SHOW_OBJS:.o=.d)
 

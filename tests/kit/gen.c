@@ -47,6 +47,22 @@ void k_case_end(k_ctx *k)
     k->have_res = false;
 }
 
+k_ctx *k_ctx_new(nd_device dev)
+{
+    k_ctx *k = calloc(1, sizeof *k);
+    K_REQUIRE(k != NULL, "out of memory");
+    k->dev = dev;
+    k->rng = 1;
+    return k;
+}
+
+void k_ctx_free(k_ctx *k)
+{
+    k_case_end(k);
+    free(k->blocks);
+    free(k);
+}
+
 nd_device k_dev(const k_ctx *k)
 {
     return k->dev;

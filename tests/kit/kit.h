@@ -150,6 +150,11 @@ typedef struct k_res {
 
 typedef struct k_ctx k_ctx;
 
+/* A context outside the runner, for tools that use the kit's reference
+ * (make show, the fuzzer).  k_ctx_free frees it and its memory. */
+k_ctx *k_ctx_new(nd_device dev);
+void k_ctx_free(k_ctx *k);
+
 /* The device of the running case (ND_CPU or ND_CUDA). */
 nd_device k_dev(const k_ctx *k);
 
@@ -157,6 +162,10 @@ nd_device k_dev(const k_ctx *k);
  * buffers, lists, scratch.  Never NULL (a test fails when out of memory). */
 void *k_mem(k_ctx *k, size_t bytes);
 float *k_floats(k_ctx *k, int64_t n);
+
+/* Free the current case's memory and raw result (k_check does; a tool
+ * that asks k_reference alone calls it). */
+void k_case_end(k_ctx *k);
 
 /* Random numbers: every test has a fixed seed, so a failure repeats. */
 uint64_t k_next(k_ctx *k);

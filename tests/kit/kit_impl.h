@@ -37,8 +37,6 @@ struct k_ctx {
  * (which may crash the process): it stands if nothing follows. */
 void k_provisional(const char *msg);
 
-/* Free the current case's memory and raw result. */
-void k_case_end(k_ctx *k);
 
 /* Run c where the test runs it (runner.c): in this process, or by the
  * executor; false, with the test failed, when the executor died. */
