@@ -11,8 +11,11 @@
 #
 # CUDA files run on the GPU when there is one (nvidia-smi -L finds it and
 # nvcc is installed), otherwise on the CPU emulator of grader/emu/ (a .cu
-# file is rewritten by cu2cpp.py and compiled by g++); GRADE_CUDA=emu|gpu
-# forces the choice.  The choice is printed and reported.
+# file is rewritten by cu2cpp.py and compiled by g++); CUDA=emu|gpu forces
+# the choice, as for make (cuda.mk decides).  The choice is printed and
+# reported.  GRADE_BUILD_ONLY=1 builds the two runners (OUTDIR/runner-normal,
+# OUTDIR/runner-asan) and stops: make check does so with CUDA=gpu on
+# machines without a GPU.
 #
 # Each lesson file is compiled alone and checked (a .cu file as the
 # emulator compiles it, and with a GPU also by nvcc):
@@ -37,32 +40,25 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "grade: $*" >&2; exit 2; }
 
-# Where the CUDA lessons run: a GPU, or the emulator.
-NVCC=$(command -v nvcc 2>/dev/null || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; })
-cuda_mode=${GRADE_CUDA:-auto}
-if [ "$cuda_mode" = auto ]; then
-    cuda_mode=emu
-    if [ -n "$NVCC" ] && nvidia-smi -L 2>/dev/null | grep -q GPU; then
-        cuda_mode=gpu
-    fi
-fi
-case $cuda_mode in
-    emu) ;;
-    gpu) [ -n "$NVCC" ] || die "GRADE_CUDA=gpu, but nvcc is not installed" ;;
-    *) die "GRADE_CUDA=$cuda_mode: it must be emu, gpu or auto" ;;
-esac
+# Where the CUDA lessons run, and how .cu files are built: the project's
+# one CUDA recipe, cuda.mk, decides (CUDA=emu|gpu|auto as for make; the
+# older GRADE_CUDA is still read).  It sets cuda_mode, nvcc, the nvcc
+# flags of each build (nvcc_grade_flags, nvcc_opt, nvcc_san), cuda_libs
+# and cuda_asan_options.
+cuda_env=$(make -s --no-print-directory -C "$root" -f cuda.mk cuda-env \
+    CUDA="${GRADE_CUDA:-${CUDA:-auto}}") || die "the CUDA recipe (cuda.mk) failed (see above)"
+eval "$cuda_env"
 if [ "$cuda_mode" = gpu ]; then
-    CUDA_HOME=$(dirname "$(dirname "$NVCC")")
-    NVCC_FLAGS=(-std=c++17 -g -arch=native -Xcompiler -Wall,-Wextra)
-    CUDA_LINK=(-L"$CUDA_HOME/lib64" -Wl,-rpath,"$CUDA_HOME/lib64" -lcudart)
-    echo "grade: CUDA lessons run on the GPU ($(nvidia-smi -L 2>/dev/null | head -n 1 |
-        sed -E 's/^GPU [0-9]+: //; s/ \(UUID.*//'), built by nvcc)" >&2
+    gpu=$(nvidia-smi -L 2>/dev/null | sed -n '1{s/^GPU [0-9]*: //;s/ (UUID.*//;p}')
+    echo "grade: CUDA lessons run on the GPU (${gpu:-none visible here}), built by nvcc" >&2
 else
     [ -s "$root/build/grader/emu-normal/emu.o" ] ||
         die "the emulator is not built: run the grader through 'make grade'"
-    CUDA_LINK=()
     echo "grade: CUDA lessons run on the emulator (CPU; grader/emu)" >&2
 fi
+# nvcc's flags for each build of the tree (see build below)
+nvcc_normal=("${nvcc_grade_flags[@]}" "${nvcc_opt[@]}")
+nvcc_asan=("${nvcc_grade_flags[@]}" "${nvcc_san[@]}")
 
 # The solution's time per test, measured once on this machine: timeouts
 # are 10x it (30x under the sanitizers), at least 1 s (3 s): a submission
@@ -256,14 +252,15 @@ check_lesson() {   # FILE: 0 if the submission's version is accepted
         return 1
     fi
     # With a GPU, the file must also build with nvcc (CUDA-only errors).
-    if $cu && [ "$cuda_mode" = gpu ] && ! "$NVCC" "${NVCC_FLAGS[@]}" -I"$base/include" \
+    if $cu && [ "$cuda_mode" = gpu ] && ! "$nvcc" "${nvcc_normal[@]}" -I"$base/include" \
             -c "$scratch/cand/src/$name" -o "$scratch/cand/$name.gpu.o" 2>"$err"; then
         note "$lesson" "compile error" "src/$name does not compile with nvcc: $(grep -m3 -E 'error' "$err" | sed "s|$scratch/cand/||g" | tr '\n' ' ')"
         return 1
     fi
     # the plain build reuses this object (same compiler, flags and source)
     mkdir -p "$scratch/prebuilt"
-    if ! $cu || [ "$cuda_mode" = emu ]; then cp "$obj" "$scratch/prebuilt/$name.o"; fi
+    if ! $cu || [ "$cuda_mode" = emu ]; then cp "$obj" "$scratch/prebuilt/$name.o"
+    else cp "$scratch/cand/$name.gpu.o" "$scratch/prebuilt/$name.o"; fi
     if grep -qiE 'warning' "$err"; then
         note "$lesson" warnings "src/$name compiles with warnings: $(grep -m2 -i warning "$err" | sed "s|$scratch/cand/||g" | tr '\n' ' ')"
     fi
@@ -280,19 +277,9 @@ for f in "$base/src/"[0-9][0-9]_*.c "$base/src/"[0-9][0-9]_*.cu; do
     fi
 done
 
-host_flags() {   # FLAGS...: for nvcc's host compiler (-Xcompiler splits at commas)
-    local a p
-    for a; do
-        case $a in
-        -fsanitize=*,*) p=${a#-fsanitize=}
-            for p in ${p//,/ }; do echo -Xcompiler "-fsanitize=$p"; done ;;
-        *) echo -Xcompiler "$a" ;;
-        esac
-    done
-}
-
 build() {   # VARIANT FLAGS...: the tree, linked with the grader's objects
     local v=$1 dir="$scratch/$1"
+    local -n nvcc_variant="nvcc_$1"   # nvcc's flags for this build
     shift
     mkdir -p "$dir"
     local objs=() o
@@ -306,8 +293,7 @@ build() {   # VARIANT FLAGS...: the tree, linked with the grader's objects
         case $f in
         *.c) "$CC" "${STUDENT_FLAGS[@]}" "$@" -I"$base/include" -c "$f" -o "$o" ;;
         *)  if [ "$cuda_mode" = gpu ]; then
-                "$NVCC" "${NVCC_FLAGS[@]}" -Xcompiler "$(IFS=,; echo "$*")" \
-                    -I"$base/include" -c "$f" -o "$o"
+                "$nvcc" "${nvcc_variant[@]}" -I"$base/include" -c "$f" -o "$o"
             else
                 compile_cu "$f" "$o" "$@"
             fi ;;
@@ -316,7 +302,7 @@ build() {   # VARIANT FLAGS...: the tree, linked with the grader's objects
     done
     [ "$cuda_mode" = emu ] && objs+=("$root/build/grader/emu-$v/emu.o")
     "$CXX" "$@" "${objs[@]}" $(find "$root/build/grader/$v" -name '*.o' | sort) \
-        $CHECK_LIBS "${CUDA_LINK[@]}" -lm -o "$dir/runner" 2>>"$dir/build.log"
+        $CHECK_LIBS "${cuda_libs[@]}" -lm -o "$dir/runner" 2>>"$dir/build.log"
 }
 
 if ! build normal -O2; then
@@ -325,6 +311,17 @@ if ! build normal -O2; then
 fi
 lessons=()
 for l in ${GRADE_LESSONS:-}; do lessons+=(-l "$l"); done
+
+if [ -n "${GRADE_BUILD_ONLY:-}" ]; then
+    if ! build asan "${SAN_FLAGS[@]}"; then
+        cat "$scratch/asan/build.log" >&2
+        die "the grader's own sanitizer build failed (see above)"
+    fi
+    cp "$scratch/normal/runner" "$out/runner-normal" && cp "$scratch/asan/runner" "$out/runner-asan" ||
+        die "cannot copy the runners to $out"
+    echo "grade: built $out/runner-normal and $out/runner-asan ($cuda_mode); no test ran"
+    exit 0
+fi
 
 # Calibration run: only the plain build, generous timeouts.
 if [ -n "${GRADE_CALIBRATING:-}" ]; then
@@ -345,8 +342,8 @@ if ! wait "$asan_build"; then
     cat "$scratch/asan/build.log" >&2
     die "the grader's own sanitizer build failed (see above)"
 fi
-# (CUDA's runtime maps memory where AddressSanitizer would guard it)
-ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1:abort_on_error=0$([ "$cuda_mode" = gpu ] && echo :protect_shadow_gap=0) \
+# (cuda_asan_options: what ASan must be told on this CUDA device)
+ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1:abort_on_error=0${cuda_asan_options:+:$cuda_asan_options} \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     "$scratch/asan/runner" -a -o "$out/asan.tsv" -d "$out/outputs/asan" "${lessons[@]}" \
     -T "$times" -m $((30 * scale)) -s $((3 * scale)) -k "$out/normal.tsv" >/dev/null ||
