@@ -219,7 +219,7 @@ $(RUNNER): $(TEST_OBJS) $(B)/libnd.a
 # gpu-report) and are built by make cuda-check everywhere.
 $(B)/bench_%: tests/bench/bench_%.cu tests/bench/bench_gpu.h $(B)/libnd.a
 	@$(if $(Q),echo "  NVCC    $<")
-	$(Q)$(NVCC) $(NVCC_FLAGS) $(NVCC_OPT) -I$(TREE)/include $< $(B)/libnd.a -lcublas -o $@
+	$(Q)$(NVCC) $(NVCC_FLAGS) $(NVCC_OPT) -I$(TREE)/include -I$(TREE)/src $< $(B)/libnd.a -lcublas -o $@
 
 # The benchmark links OpenBLAS, which only `make bench` needs.
 $(B)/bench_cpu: tests/bench/bench_cpu.c $(B)/libnd.a

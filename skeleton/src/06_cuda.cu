@@ -347,18 +347,16 @@ static __global__ void reduce_kernel(nd_reduce_op op, view kept, view red, int64
 /* The partial results of a split reduction live in one scratch buffer on
  * the device, allocated by the first split reduction and kept (as cuBLAS
  * keeps its workspace), so that a reduction allocates nothing.  Given.
- * It holds at most 2 * SPLIT_BLOCKS floats (launch_reduce's split keeps
- * nout * split below that), and nd_cuda_reduce holds reduce_lock while
- * launch_reduce uses it, so that reductions on several host threads take
- * turns (their kernels would anyway: all run on the default stream). */
+ * It holds 2 * SPLIT_BLOCKS floats: a split reduction has fewer than
+ * SPLIT_BLOCKS outputs (else split is 1) and split <= ceil(SPLIT_BLOCKS /
+ * nout), so nout * split < SPLIT_BLOCKS + nout.  nd_cuda_reduce holds
+ * reduce_lock while launch_reduce uses it: reductions on several host
+ * threads take turns (their kernels would anyway, on the default stream). */
 static std::mutex reduce_lock;
 
-static nd_status reduce_scratch(int64_t n, float **partials)
+static nd_status reduce_scratch(float **partials)
 {
     static void *scratch;
-    if (n > 2 * SPLIT_BLOCKS)
-        return nd_fail(ND_ERR_ARG, "nd_reduce: %lld partial results do not fit the scratch "
-                       "buffer of %d", (long long)n, 2 * SPLIT_BLOCKS);
     if (scratch == NULL) {
         nd_status s = nd_cuda_alloc(2 * SPLIT_BLOCKS * sizeof(float), &scratch, "nd_reduce");
         if (s != ND_OK)
