@@ -96,6 +96,12 @@ deps: ## install missing Debian packages (needs root; otherwise says what to run
 
 build: $(RUNNER) ## build TREE's library and the public tests
 
+# (internal) where `make build` puts the runner, for TREE, SAN and the
+# CUDA mode (build/solution/normal-gpu/run_tests with a GPU)
+runner-path:
+	@echo $(RUNNER)
+.PHONY: runner-path
+
 test: deps ## run the public tests on TREE (L=N one lesson, T=name one test)
 	@echo "Testing $(TREE) ($(VARIANT) build; CUDA device: $(if $(filter gpu,$(CUDA_MODE)),the GPU,the emulator))"
 	@$(WORKFLOW) test -- $(if $(L),-l $(L)) $(if $(T),-t $(T)) $(if $(filter 1,$(V)),-v)
@@ -199,6 +205,43 @@ cuda-check: ## build every .cu file of both trees and the GPU benchmarks with nv
 cuda-objs: $(patsubst $(TREE)/src/%.cu,$(B)/lib/%.cu.o,$(LIB_CU_SRCS))
 gpu-benches: $(GPU_BENCHES)
 .PHONY: cuda-objs gpu-benches
+
+# The day a GPU is there (tests/gpu_report.sh says what runs).  It needs
+# no network: `make gpu-debs`, on a machine with Debian's package network,
+# downloads the Debian packages it needs into .gpu-debs/ (git ignores it);
+# carried to the GPU machine, they are unpacked under build/gpu-report/deps
+# and found through GPU_ENV.  make check runs `make -n gpu-report` with a
+# stand-in nvidia-smi, which checks every target and program it names.
+GPU_REPORT := build/gpu-report
+GPU_DEBS := .gpu-debs
+GPU_DEPS := $(CURDIR)/$(GPU_REPORT)/deps
+GPU_LIBDIR := $(GPU_DEPS)/usr/lib/x86_64-linux-gnu
+GPU_ENV := $(if $(wildcard $(GPU_DEBS)/*.deb),PATH="$(GPU_DEPS)/usr/bin:$$PATH" \
+	CPATH="$(GPU_DEPS)/usr/include" LIBRARY_PATH="$(GPU_LIBDIR)" \
+	LD_LIBRARY_PATH="$(GPU_LIBDIR)$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}" \
+	PKG_CONFIG_PATH="$(GPU_LIBDIR)/pkgconfig")
+GPU_SOLUTION := build/solution/normal$(CUDA_SUFFIX)
+CSAN ?= $(or $(wildcard $(CUDA_HOME)/bin/compute-sanitizer),compute-sanitizer)
+make_dry_run = $(findstring n,$(firstword -$(MAKEFLAGS)))
+
+gpu-debs: ## download the Debian packages make gpu-report needs into .gpu-debs/, to carry to a GPU machine without network
+	@bash tests/gpu_report.sh debs $(GPU_DEBS)
+
+gpu-report: ## on a machine with a GPU: tests, grade, compute-sanitizer, benchmarks: build/gpu-report/summary.txt, lessons/data/bench-gpu*.tsv
+	$(AUTHORS_ONLY)
+	@if [ "$(CUDA_MODE)" != gpu ]; then echo "make gpu-report: no GPU here (nvidia-smi -L lists \
+	none$(if $(NVCC),, and nvcc is not installed)); make check builds the GPU path without one" >&2; \
+	exit 1; fi
+	rm -rf $(GPU_REPORT) && mkdir -p $(GPU_REPORT)
+	$(if $(GPU_ENV),bash tests/gpu_report.sh unpack $(GPU_DEBS) $(GPU_DEPS))
+	+$(GPU_ENV) $(MAKE) -j$(shell nproc) CUDA=gpu TREE=solution SAN=0 BENCH=0 build gpu-benches grader-objs
+	+$(GPU_ENV) $(MAKE) -j$(shell nproc) CUDA=gpu TREE=solution SAN=1 BENCH=0 build
+	+$(GPU_ENV) OUT=$(GPU_REPORT) RUNNER=$(GPU_SOLUTION)/run_tests \
+		RUNNER_ASAN=build/solution/asan$(CUDA_SUFFIX)/run_tests SAN_ENV='$(SAN_ENV)' \
+		BENCHES='$(patsubst tests/bench/%.cu,$(GPU_SOLUTION)/%,$(wildcard tests/bench/bench_gpu*.cu))' \
+		CSAN=$(CSAN) DATA=lessons/data bash tests/gpu_report.sh $(if $(make_dry_run),--dry-run) run
+
+.PHONY: gpu-report gpu-debs
 
 $(B)/tests/%.o: tests/%.c
 	@mkdir -p $(@D)

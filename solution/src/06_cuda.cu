@@ -20,9 +20,8 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <string.h>
-
-#include <mutex>
 
 #include "nd_cuda.h"
 
@@ -341,6 +340,7 @@ static nd_status launch_unary(nd_unop op, const view &dst, const view &a, int64_
 #define WARP 32
 #define FULL_MASK 0xffffffffu
 
+//@ snippet reduce_constants
 /* Elements a thread loads before it folds them: the loads do not depend on
  * each other, so all of them are in flight at once; the folds do (each
  * addition needs the last one's sum). */
@@ -353,6 +353,7 @@ static nd_status launch_unary(nd_unop op, const view &dst, const view &a, int64_
  * holds 132 SMs x 8 blocks of 256 threads at once). */
 #define SPLIT_MIN 8192
 #define SPLIT_BLOCKS 1024
+//@ end snippet reduce_constants
 
 /* Lesson 4's max: NaN wins, as in np.max. */
 static __device__ __forceinline__ float max2(float m, float x)
@@ -360,6 +361,7 @@ static __device__ __forceinline__ float max2(float m, float x)
     return x > m || isnan(x) ? x : m;
 }
 
+//@ snippet reduce_fold
 /* What a fold starts from, and what an idle thread or lane contributes. */
 static __device__ __forceinline__ float identity(nd_reduce_op op)
 {
@@ -380,6 +382,7 @@ static __device__ __forceinline__ void fold(nd_reduce_op op, float &acc, float &
         acc = max2(acc, x);
     }
 }
+//@ end snippet reduce_fold
 
 //@ snippet reduce_kernel
 /* Fold the values of the 32 lanes of a warp; lane 0 gets the result.
@@ -473,7 +476,7 @@ static __global__ void reduce_kernel(nd_reduce_op op, view kept, view red, int64
  * nout), so nout * split < SPLIT_BLOCKS + nout.  nd_cuda_reduce holds
  * reduce_lock while launch_reduce uses it: reductions on several host
  * threads take turns (their kernels would anyway, on the default stream). */
-static std::mutex reduce_lock;
+static pthread_mutex_t reduce_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static nd_status reduce_scratch(float **partials)
 {
@@ -869,8 +872,10 @@ extern "C" nd_status nd_cuda_reduce(nd_reduce_op op, const nd_array *v, int nkep
     int64_t nred = nd_shape_numel(red.ndim, red.shape);
     simplify(&kept, 1);
     simplify(&red, 1);
-    std::lock_guard<std::mutex> hold(reduce_lock);   /* the scratch buffer is ours */
-    return launch_reduce(op, kept, red, nout, nred, (float *)dst->buf->ptr);
+    pthread_mutex_lock(&reduce_lock);   /* the scratch buffer is ours */
+    nd_status s = launch_reduce(op, kept, red, nout, nred, (float *)dst->buf->ptr);
+    pthread_mutex_unlock(&reduce_lock);
+    return s;
 }
 
 /* Whether every row of every matrix of an operand (its batch view, and its
