@@ -120,7 +120,9 @@ gpu_report_dry_run() {
     { PATH="$PWD/$logs/stand-in:$PATH" make -n gpu-report >"$logs/gpu-report-dry-run.out" 2>&1
       local s=$?; cat "$logs/gpu-report-dry-run.out"; [ $s -eq 0 ]; } &&
     grep -q 'dry run) compute-sanitizer-racecheck' "$logs/gpu-report-dry-run.out" &&
-    grep -q 'dry run) bench_gpu_permute' "$logs/gpu-report-dry-run.out"
+    grep -q 'dry run) bench_gpu_permute' "$logs/gpu-report-dry-run.out" &&
+    echo "== make -n bench TREE=solution, GPU part" &&
+    PATH="$PWD/$logs/stand-in:$PATH" make -n bench TREE=solution | grep 'bench_gpu_permute'
 }
 if [ -z "$nvcc" ]; then
     bad "nvcc is not installed (the CUDA toolkit, in /usr/local/cuda or on PATH): the GPU path cannot be built"
@@ -140,7 +142,7 @@ else
         patch -s -p1 -d "$sub" <grader/selftest/submissions/cuda_reduce_nosync/patch
     run "the grader's two GPU builds of a self-test submission (cuda_reduce_nosync)" \
         grade_gpu submission "$sub"
-    run "make -n gpu-report, with a stand-in nvidia-smi: every target and program it runs exists" \
+    run "make -n gpu-report and make -n bench, with a stand-in nvidia-smi: every target and program they run exists" \
         gpu_report_dry_run
 fi
 printf '        (the GPU path took %d s)\n' $((SECONDS - gpu_t0))
