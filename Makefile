@@ -25,26 +25,17 @@ Q := $(if $(filter 1,$(V)),,@)
 MAKEFLAGS += --no-print-directory
 
 # The CUDA device: lesson .cu files built by nvcc for the GPU here, or by
-# g++ for the emulator (grader/emu/), which runs kernels on the CPU.
-CUDA ?= auto
-NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
-ifeq ($(CUDA),auto)
-CUDA_MODE := $(if $(NVCC),$(if $(shell nvidia-smi -L 2>/dev/null | grep -m1 GPU),gpu,emu),emu)
-else ifneq ($(filter emu gpu,$(CUDA)),)
-CUDA_MODE := $(CUDA)
-else
-$(error CUDA=$(CUDA): it must be emu, gpu or auto)
-endif
-ifeq ($(CUDA_MODE)$(NVCC),gpu)
-$(error CUDA=gpu needs nvcc, which is not on PATH or in /usr/local/cuda/bin)
-endif
+# g++ for the emulator (grader/emu/), which runs kernels on the CPU.  One
+# recipe, cuda.mk, decides the mode, the flags and the folders for the
+# tests, the grader, the benchmarks and the coverage run.
+include cuda.mk
 
 # Build outputs go to build/<tree>/<variant>/, e.g. build/solution/normal
-# (build/solution/normal-gpu for a GPU build).
+# (build/solution/normal-gpu for a GPU build: cuda.mk's CUDA_SUFFIX).
 TREE_ABS := $(abspath $(TREE))
 TREE_ID := $(subst /,_,$(patsubst $(CURDIR)/%,%,$(TREE_ABS)))
 # BENCH=1 is the benchmark build (make bench sets it): tuned for this CPU.
-VARIANT := $(if $(filter 1,$(BENCH)),bench,$(if $(filter 1,$(SAN)),asan,normal))$(if $(filter gpu,$(CUDA_MODE)),-gpu)
+VARIANT := $(if $(filter 1,$(BENCH)),bench,$(if $(filter 1,$(SAN)),asan,normal))$(CUDA_SUFFIX)
 B := build/$(TREE_ID)/$(VARIANT)
 
 CC ?= cc
@@ -68,29 +59,14 @@ LIB_CU_SRCS := $(sort $(wildcard $(TREE)/src/*.cu))
 LIB_OBJS := $(patsubst $(TREE)/src/%.c,$(B)/lib/%.o,$(LIB_SRCS)) \
 	$(patsubst $(TREE)/src/%.cu,$(B)/lib/%.cu.o,$(LIB_CU_SRCS))
 
-# C++ for the .cu files under the emulator: the library's warnings, in C++.
-CXX ?= g++
-CXXFLAGS_CU := -std=c++17 -g -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla \
-	-Wmissing-declarations
-EMU := grader/emu
-CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
-# nvcc: for the GPU in this machine; the host compiler sees the same
-# warnings as for C, minus CUDA's #pragma unroll, which gcc does not know.
-NVCC_FLAGS := -std=c++17 -g -arch=native -Werror all-warnings \
-	-Xcompiler -Wall,-Wextra,-Werror,-Wshadow,-Wno-unknown-pragmas
-ifeq ($(CUDA_MODE),gpu)
-CUDA_OBJS :=
-CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart
-else
-CUDA_OBJS := $(B)/lib/emu.o
-CUDA_LIBS :=
-endif
+# The emulator's runtime is part of the library when it is the device.
+CUDA_OBJS := $(if $(filter emu,$(CUDA_MODE)),$(B)/lib/emu.o)
 TEST_SRCS := $(sort $(wildcard tests/*.c tests/kit/*.c))
 TEST_OBJS := $(patsubst tests/%.c,$(B)/tests/%.o,$(TEST_SRCS))
 RUNNER := $(B)/run_tests
 
 # Sanitizer runs: slower, so Check's timeouts stretch; any report is fatal.
-SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=1 \
+SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=1$(if $(CUDA_ASAN_OPTIONS),:$(CUDA_ASAN_OPTIONS)) \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 RUN_ENV := $(if $(filter asan%,$(VARIANT)),$(SAN_ENV))
 
@@ -124,24 +100,30 @@ deps: ## install missing Debian packages (needs root; otherwise says what to run
 
 build: $(RUNNER) ## build TREE's library and the public tests
 
+# (internal) where `make build` puts the runner, for TREE, SAN and the
+# CUDA mode (build/solution/normal-gpu/run_tests with a GPU)
+runner-path:
+	@echo $(RUNNER)
+.PHONY: runner-path
+
 test: deps ## run the public tests on TREE (L=N one lesson, T=name one test)
 	@echo "Testing $(TREE) ($(VARIANT) build; CUDA device: $(if $(filter gpu,$(CUDA_MODE)),the GPU,the emulator))"
 	@$(WORKFLOW) test -- $(if $(L),-l $(L)) $(if $(T),-t $(T)) $(if $(filter 1,$(V)),-v)
 
 bench: ## benchmarks of TREE: CPU (build/bench/cpu.tsv, installs OpenBLAS), and GPU ones when there is a GPU
 	@bash grader/install-deps.sh --bench
-	@$(MAKE) BENCH=1 TREE=$(TREE) build/$(TREE_ID)/bench/bench_cpu
+	@$(MAKE) BENCH=1 TREE=$(TREE) CUDA=emu build/$(TREE_ID)/bench/bench_cpu
 	@mkdir -p build/bench
 	@# OpenBLAS picks its kernels for this CPU unless OPENBLAS_CORETYPE forces
 	@# others (some machines set it); compare against its own best choice.
 	env -u OPENBLAS_CORETYPE build/$(TREE_ID)/bench/bench_cpu -o build/bench/cpu.tsv $(if $(F),-f $(F))
 	@echo "wrote build/bench/cpu.tsv"
 ifeq ($(CUDA_MODE),gpu)
-	@$(MAKE) BENCH=1 TREE=$(TREE) CUDA=gpu $(patsubst tests/bench/%.cu,build/$(TREE_ID)/bench-gpu/%,$(wildcard tests/bench/bench_gpu*.cu))
-	@for b in build/$(TREE_ID)/bench-gpu/bench_gpu*; do \
+	@$(MAKE) TREE=$(TREE) CUDA=gpu $(GPU_BENCHES)
+	@for b in $(GPU_BENCHES); do \
 	  n=$$(basename $$b); $$b -o build/bench/$${n#bench_}.tsv $(if $(F),-f $(F)) || exit 1; \
 	  echo "wrote build/bench/$${n#bench_}.tsv"; done
-	@if [ -f tests/bench/permute_torch.py ]; then python3 tests/bench/permute_torch.py -o build/bench/gpu_permute_torch.tsv; fi
+	@python3 tests/bench/permute_torch.py -o build/bench/gpu_permute_torch.tsv $(if $(F),-f $(F))
 else
 	@echo "GPU benchmarks skipped: no GPU here (the CUDA device is the emulator, whose timings mean nothing)"
 endif
@@ -185,10 +167,15 @@ $(B)/lib/%.cpp: $(TREE)/src/%.cu $(EMU)/cu2cpp.py
 	$(Q)python3 $(EMU)/cu2cpp.py $< $@
 
 ifeq ($(CUDA_MODE),gpu)
+# ptxas's report of each kernel's registers, spills and shared memory is
+# kept beside the object ($@.ptxas; make cuda-check prints them); any other
+# message of the compiler is shown.
 $(B)/lib/%.cu.o: $(TREE)/src/%.cu
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  NVCC    $<")
-	$(Q)$(NVCC) $(NVCC_FLAGS) $(if $(filter 1,$(SAN)),-O1,-O3) -MMD -MP -I$(TREE)/include -c $< -o $@
+	$(Q)$(NVCC) $(NVCC_FLAGS) $(if $(filter 1,$(SAN)),$(NVCC_SAN),$(NVCC_OPT)) -Xptxas -v -MMD -MP \
+		-I$(TREE)/include -c $< -o $@ 2>$@.ptxas; s=$$?; \
+		grep -v -e '^ptxas info' -e '^    [0-9]* bytes stack frame' $@.ptxas >&2; exit $$s
 else
 $(B)/lib/%.cu.o: $(B)/lib/%.cpp
 	@$(if $(Q),echo "  CXX     $(TREE)/src/$*.cu (emulator)")
@@ -206,19 +193,61 @@ $(B)/lib/emu.o: $(EMU)/emu.cpp $(wildcard $(EMU)/include/*.h)
 $(B)/libnd.a: $(LIB_OBJS) $(CUDA_OBJS)
 	$(Q)rm -f $@.tmp$$$$ && ar rcs $@.tmp$$$$ $^ && mv -f $@.tmp$$$$ $@
 
-# With nvcc installed, every .cu file of both trees must also build for a
-# real GPU, warning-free: sm_75 (the oldest CUDA 13 supports) and sm_90.
-NVCC_CHECK_FLAGS := -std=c++17 -gencode arch=compute_75,code=sm_75 \
-	-gencode arch=compute_90,code=sm_90 -Werror all-warnings \
-	-Xcompiler -Wall,-Wextra,-Werror,-Wshadow,-Wno-unknown-pragmas
-cuda-check: ## compile every .cu file of both trees with nvcc (sm_75, sm_90), warnings as errors
+# With nvcc installed, every .cu file of both trees, and the GPU
+# benchmarks, must build for a real GPU, warning-free, GPU or not: the
+# objects of CUDA=gpu builds (build/TREE/normal-gpu/), which the GPU
+# path then reuses.  Then ptxas's figures for every kernel.
+CUDA_CHECK_TREES := $(wildcard solution skeleton)
+GPU_BENCHES := $(patsubst tests/bench/%.cu,$(B)/%,$(wildcard tests/bench/bench_gpu*.cu))
+cuda-check: ## build every .cu file of both trees and the GPU benchmarks with nvcc (sm_75, sm_90), warnings as errors; print each kernel's registers, spills and shared memory
 	@if [ -z "$(NVCC)" ]; then echo "cuda-check: nvcc not found; skipped"; exit 0; fi; \
-	fail=0; for t in solution skeleton; do [ -d $$t ] || continue; \
-	  for f in $$t/src/*.cu tests/bench/*.cu; do [ -f "$$f" ] || continue; \
-	    case $$f in tests/*) [ $$t = solution ] || continue;; esac; \
-	    o=build/nvcc/$$t/$$(basename $$f .cu).o; mkdir -p $$(dirname $$o); \
-	    if $(NVCC) $(NVCC_CHECK_FLAGS) -I$$t/include -c $$f -o $$o; then echo "nvcc ok: $$f"; \
-	    else echo "nvcc FAILED: $$f" >&2; fail=1; fi; done; done; exit $$fail
+	for t in $(CUDA_CHECK_TREES); do \
+	  $(MAKE) -s CUDA=gpu SAN=0 BENCH=0 TREE=$$t cuda-objs || exit 1; done; \
+	$(MAKE) -s CUDA=gpu SAN=0 BENCH=0 TREE=$(firstword $(CUDA_CHECK_TREES)) gpu-benches || exit 1; \
+	t=$(firstword $(CUDA_CHECK_TREES)); echo "nvcc ok: $(CUDA_CHECK_TREES), $(notdir $(GPU_BENCHES)); ptxas, $$t/src:"; \
+	python3 tests/ptxas_table.py build/$$t/normal-gpu/lib/*.cu.o.ptxas
+
+# (internal) the .cu objects of TREE, and the GPU benchmarks
+cuda-objs: $(patsubst $(TREE)/src/%.cu,$(B)/lib/%.cu.o,$(LIB_CU_SRCS))
+gpu-benches: $(GPU_BENCHES)
+.PHONY: cuda-objs gpu-benches
+
+# The day a GPU is there (tests/gpu_report.sh says what runs).  It needs
+# no network: `make gpu-debs`, on a machine with Debian's package network,
+# downloads the Debian packages it needs into .gpu-debs/ (git ignores it);
+# carried to the GPU machine, they are unpacked under build/gpu-report/deps
+# and found through GPU_ENV.  make check runs `make -n gpu-report` with a
+# stand-in nvidia-smi, which checks every target and program it names.
+GPU_REPORT := build/gpu-report
+GPU_DEBS := .gpu-debs
+GPU_DEPS := $(CURDIR)/$(GPU_REPORT)/deps
+GPU_LIBDIR := $(GPU_DEPS)/usr/lib/x86_64-linux-gnu
+GPU_ENV := $(if $(wildcard $(GPU_DEBS)/*.deb),PATH="$(GPU_DEPS)/usr/bin:$$PATH" \
+	CPATH="$(GPU_DEPS)/usr/include" LIBRARY_PATH="$(GPU_LIBDIR)" \
+	LD_LIBRARY_PATH="$(GPU_LIBDIR)$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}" \
+	PKG_CONFIG_PATH="$(GPU_LIBDIR)/pkgconfig")
+GPU_SOLUTION := build/solution/normal$(CUDA_SUFFIX)
+CSAN ?= $(or $(wildcard $(CUDA_HOME)/bin/compute-sanitizer),compute-sanitizer)
+make_dry_run = $(findstring n,$(firstword -$(MAKEFLAGS)))
+
+gpu-debs: ## download the Debian packages make gpu-report needs into .gpu-debs/, to carry to a GPU machine without network
+	@bash tests/gpu_report.sh debs $(GPU_DEBS)
+
+gpu-report: ## on a machine with a GPU: tests, grade, compute-sanitizer, benchmarks: build/gpu-report/summary.txt, lessons/data/bench-gpu*.tsv
+	$(AUTHORS_ONLY)
+	@if [ "$(CUDA_MODE)" != gpu ]; then echo "make gpu-report: no GPU here (nvidia-smi -L lists \
+	none$(if $(NVCC),, and nvcc is not installed)); make check builds the GPU path without one" >&2; \
+	exit 1; fi
+	rm -rf $(GPU_REPORT) && mkdir -p $(GPU_REPORT)
+	$(if $(GPU_ENV),bash tests/gpu_report.sh unpack $(GPU_DEBS) $(GPU_DEPS))
+	+$(GPU_ENV) $(MAKE) -j$(shell nproc) CUDA=gpu TREE=solution SAN=0 BENCH=0 build gpu-benches grader-objs
+	+$(GPU_ENV) $(MAKE) -j$(shell nproc) CUDA=gpu TREE=solution SAN=1 BENCH=0 build
+	+$(GPU_ENV) OUT=$(GPU_REPORT) RUNNER=$(GPU_SOLUTION)/run_tests \
+		RUNNER_ASAN=build/solution/asan$(CUDA_SUFFIX)/run_tests SAN_ENV='$(SAN_ENV)' \
+		BENCHES='$(patsubst tests/bench/%.cu,$(GPU_SOLUTION)/%,$(wildcard tests/bench/bench_gpu*.cu))' \
+		CSAN=$(CSAN) DATA=lessons/data bash tests/gpu_report.sh $(if $(make_dry_run),--dry-run) run
+
+.PHONY: gpu-report gpu-debs
 
 $(B)/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
@@ -234,10 +263,12 @@ $(RUNNER): $(TEST_OBJS) $(B)/libnd.a
 -include docs/docs.mk
 -include tests/workflow.mk
 
-# The GPU benchmarks: nvcc, cuBLAS; only on a GPU (make bench).
+# The GPU benchmarks: nvcc, cuBLAS, linked with the library the tests ran
+# (build/TREE/normal-gpu/); they run only on a GPU (make bench, make
+# gpu-report) and are built by make cuda-check everywhere.
 $(B)/bench_%: tests/bench/bench_%.cu tests/bench/bench_gpu.h $(B)/libnd.a
 	@$(if $(Q),echo "  NVCC    $<")
-	$(Q)$(NVCC) $(NVCC_FLAGS) -O3 -I$(TREE)/include $< $(B)/libnd.a -lcublas -o $@
+	$(Q)$(NVCC) $(NVCC_FLAGS) $(NVCC_OPT) -I$(TREE)/include -I$(TREE)/src $< $(B)/libnd.a -lcublas -o $@
 
 # The benchmark links OpenBLAS, which only `make bench` needs.
 $(B)/bench_cpu: tests/bench/bench_cpu.c $(B)/libnd.a

@@ -19,6 +19,11 @@ mkdir -p "$obj" "$out/outputs"
 
 CC=${CC:-cc}
 CXX=${CXX:-g++}
+# The .cu files are built as the CUDA recipe (cuda.mk) builds them for the
+# emulator: its g++ flags (cxxflags_cu) and its emulator (emu).
+cuda_env=$(make -s --no-print-directory -f cuda.mk cuda-env CUDA=emu) ||
+    { echo "coverage: the CUDA recipe (cuda.mk) failed" >&2; exit 2; }
+eval "$cuda_env"
 objs=()
 for f in solution/src/*.c; do
     o="$obj/$(basename "$f" .c).o"
@@ -30,8 +35,8 @@ done
 # directive keeps the .cu file's name and lines for gcov.
 for f in solution/src/*.cu; do
     o="$obj/$(basename "$f" .cu).o"
-    python3 grader/emu/cu2cpp.py "$f" "$obj/$(basename "$f" .cu).cpp" || exit 1
-    "$CXX" -std=c++17 -g -O0 --coverage -Wall -Wextra -Igrader/emu/include -Isolution/include \
+    python3 "$emu/cu2cpp.py" "$f" "$obj/$(basename "$f" .cu).cpp" || exit 1
+    "$CXX" "${cxxflags_cu[@]}" -O0 --coverage -I"$emu/include" -Isolution/include \
         -iquote solution/src -c "$obj/$(basename "$f" .cu).cpp" -o "$o" || exit 1
     objs+=("$o")
 done

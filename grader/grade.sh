@@ -11,8 +11,11 @@
 #
 # CUDA files run on the GPU when there is one (nvidia-smi -L finds it and
 # nvcc is installed), otherwise on the CPU emulator of grader/emu/ (a .cu
-# file is rewritten by cu2cpp.py and compiled by g++); GRADE_CUDA=emu|gpu
-# forces the choice.  The choice is printed and reported.
+# file is rewritten by cu2cpp.py and compiled by g++); CUDA=emu|gpu forces
+# the choice, as for make (cuda.mk decides).  The choice is printed and
+# reported.  GRADE_BUILD_ONLY=1 builds the two runners (OUTDIR/runner-normal,
+# OUTDIR/runner-asan) and stops: make check does so with CUDA=gpu on
+# machines without a GPU.
 #
 # Each lesson file is compiled alone and checked (a .cu file as the
 # emulator compiles it, and with a GPU also by nvcc):
@@ -43,32 +46,25 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "grade: $*" >&2; exit 2; }
 
-# Where the CUDA lessons run: a GPU, or the emulator.
-NVCC=$(command -v nvcc 2>/dev/null || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; })
-cuda_mode=${GRADE_CUDA:-auto}
-if [ "$cuda_mode" = auto ]; then
-    cuda_mode=emu
-    if [ -n "$NVCC" ] && nvidia-smi -L 2>/dev/null | grep -q GPU; then
-        cuda_mode=gpu
-    fi
-fi
-case $cuda_mode in
-    emu) ;;
-    gpu) [ -n "$NVCC" ] || die "GRADE_CUDA=gpu, but nvcc is not installed" ;;
-    *) die "GRADE_CUDA=$cuda_mode: it must be emu, gpu or auto" ;;
-esac
+# Where the CUDA lessons run, and how .cu files are built: the project's
+# one CUDA recipe, cuda.mk, decides (CUDA=emu|gpu|auto as for make; the
+# older GRADE_CUDA is still read).  It sets cuda_mode, nvcc, the nvcc
+# flags of each build (nvcc_grade_flags, nvcc_opt, nvcc_san), cuda_libs
+# and cuda_asan_options.
+cuda_env=$(make -s --no-print-directory -C "$root" -f cuda.mk cuda-env \
+    CUDA="${GRADE_CUDA:-${CUDA:-auto}}") || die "the CUDA recipe (cuda.mk) failed (see above)"
+eval "$cuda_env"
 if [ "$cuda_mode" = gpu ]; then
-    CUDA_HOME=$(dirname "$(dirname "$NVCC")")
-    NVCC_FLAGS=(-std=c++17 -g -arch=native -Xcompiler -Wall,-Wextra)
-    CUDA_LINK=(-L"$CUDA_HOME/lib64" -Wl,-rpath,"$CUDA_HOME/lib64" -lcudart)
-    echo "grade: CUDA lessons run on the GPU ($(nvidia-smi -L 2>/dev/null | head -n 1 |
-        sed -E 's/^GPU [0-9]+: //; s/ \(UUID.*//'), built by nvcc)" >&2
+    gpu=$(nvidia-smi -L 2>/dev/null | sed -n '1{s/^GPU [0-9]*: //;s/ (UUID.*//;p}')
+    echo "grade: CUDA lessons run on the GPU (${gpu:-none visible here}), built by nvcc" >&2
 else
     [ -s "$root/build/grader/emu-normal/emu.o" ] ||
         die "the emulator is not built: run the grader through 'make grade'"
-    CUDA_LINK=()
     echo "grade: CUDA lessons run on the emulator (CPU; grader/emu)" >&2
 fi
+# nvcc's flags for each build of the tree (see build below)
+nvcc_normal=("${nvcc_grade_flags[@]}" "${nvcc_opt[@]}")
+nvcc_asan=("${nvcc_grade_flags[@]}" "${nvcc_san[@]}")
 
 # The solution's CPU seconds per test, measured once on this machine for
 # each build: the limits are 10x them, at least 1 s (3 s under the
@@ -268,14 +264,15 @@ check_lesson() {   # FILE: 0 if the submission's version is accepted
         return 1
     fi
     # With a GPU, the file must also build with nvcc (CUDA-only errors).
-    if $cu && [ "$cuda_mode" = gpu ] && ! "$NVCC" "${NVCC_FLAGS[@]}" -I"$base/include" \
+    if $cu && [ "$cuda_mode" = gpu ] && ! "$nvcc" "${nvcc_normal[@]}" -I"$base/include" \
             -c "$scratch/cand/src/$name" -o "$scratch/cand/$name.gpu.o" 2>"$err"; then
         note "$lesson" "compile error" "src/$name does not compile with nvcc: $(grep -m3 -E 'error' "$err" | sed "s|$scratch/cand/||g" | tr '\n' ' ')"
         return 1
     fi
     # the plain build reuses this object (same compiler, flags and source)
     mkdir -p "$scratch/prebuilt"
-    if ! $cu || [ "$cuda_mode" = emu ]; then cp "$obj" "$scratch/prebuilt/$name.o"; fi
+    if ! $cu || [ "$cuda_mode" = emu ]; then cp "$obj" "$scratch/prebuilt/$name.o"
+    else cp "$scratch/cand/$name.gpu.o" "$scratch/prebuilt/$name.o"; fi
     if grep -qiE 'warning' "$err"; then
         note "$lesson" warnings "src/$name compiles with warnings: $(grep -m2 -i warning "$err" | sed "s|$scratch/cand/||g" | tr '\n' ' ')"
     fi
@@ -301,15 +298,17 @@ for f in "$base/src/"[0-9][0-9]_*.c "$base/src/"[0-9][0-9]_*.cu; do
     fi
 done
 
-# compile SRC OBJ FLAGS...: one file of a tree, as the grader builds it
+# compile VARIANT SRC OBJ FLAGS...: one file of a tree, as the grader
+# builds it for that build (a .cu file by nvcc with the CUDA recipe's flags
+# of the build, or for the emulator with FLAGS)
 compile() {
-    local src=$1 obj=$2
-    shift 2
+    local -n nvcc_variant="nvcc_$1"
+    local src=$2 obj=$3
+    shift 3
     case $src in
     *.c) "$CC" "${STUDENT_FLAGS[@]}" "$@" -I"$base/include" -c "$src" -o "$obj" ;;
     *)  if [ "$cuda_mode" = gpu ]; then
-            "$NVCC" "${NVCC_FLAGS[@]}" $(for a; do echo -Xcompiler "$a"; done) \
-                -I"$base/include" -c "$src" -o "$obj"
+            "$nvcc" "${nvcc_variant[@]}" -I"$base/include" -c "$src" -o "$obj"
         else
             compile_cu "$src" "$obj" "$@"
         fi ;;
@@ -329,7 +328,7 @@ solution_objs() {   # VARIANT FLAGS...
             cp -R "$root/skeleton/include" "$dir/tree/" && cp "$root/skeleton/src/"*.h "$dir/src/"
             for f in "$root/solution/src/"[0-9][0-9]_*.c "$root/solution/src/"[0-9][0-9]_*.cu; do
                 cp "$f" "$dir/src/"
-                base="$dir/tree" compile "$dir/src/$(basename "$f")" "$dir/$(basename "$f").o" "$@" ||
+                base="$dir/tree" compile "$v" "$dir/src/$(basename "$f")" "$dir/$(basename "$f").o" "$@" ||
                     exit 1
             done
             touch "$dir/.done"
@@ -352,7 +351,7 @@ build() {   # VARIANT FLAGS...: the executors of one build, in $scratch/VARIANT
         elif [ "$v" = normal ] && [ -s "$scratch/prebuilt/$name.o" ]; then
             o="$scratch/prebuilt/$name.o"
         else
-            compile "$f" "$o" "$@" 2>>"$dir/build.log" || return 1
+            compile "$v" "$f" "$o" "$@" 2>>"$dir/build.log" || return 1
         fi
         case $name in [0-9][0-9]_*) mine+=("$o") ;; *) framework+=("$o") ;; esac
     done
@@ -364,7 +363,7 @@ build() {   # VARIANT FLAGS...: the executors of one build, in $scratch/VARIANT
     link() {   # OUT OBJS...
         local out=$1
         shift
-        "$CXX" "${SAN_LINK[@]}" "$@" "${rest[@]}" "${CUDA_LINK[@]}" -lm -o "$out" 2>>"$dir/build.log"
+        "$CXX" "${SAN_LINK[@]}" "$@" "${rest[@]}" "${cuda_libs[@]}" -lm -o "$out" 2>>"$dir/build.log"
     }
     # lesson N: the submission's file N, the solution's others
     for o in "${mine[@]}"; do
@@ -387,8 +386,23 @@ fi
 lessons=()
 for l in ${GRADE_LESSONS:-}; do lessons+=(-l "$l"); done
 verdict=("$root/build/grader/verdict" "${lessons[@]}" "${rejected[@]}")
-SAN_ENV=(ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1:abort_on_error=0$([ "$cuda_mode" = gpu ] && echo :protect_shadow_gap=0)
+# (cuda_asan_options: what ASan must be told on this CUDA device)
+SAN_ENV=(ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1:abort_on_error=0${cuda_asan_options:+:$cuda_asan_options}
          UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
+
+if [ -n "${GRADE_BUILD_ONLY:-}" ]; then
+    if ! (SAN_LINK=("${SAN_FLAGS[@]}"); build asan "${SAN_FLAGS[@]}"); then
+        cat "$scratch/asan/build.log" >&2
+        die "the grader's own sanitizer build failed (see above)"
+    fi
+    for v in normal asan; do
+        rm -rf "$out/exec-$v" && mkdir -p "$out/exec-$v" &&
+            cp "$scratch/$v/"exec-* "$out/exec-$v/" || die "cannot copy the executors to $out"
+    done
+    echo "grade: built the executors of both builds in $out/exec-normal and $out/exec-asan" \
+         "($cuda_mode); no test ran"
+    exit 0
+fi
 
 # Calibration: the solution, generous limits, both builds.
 if [ -n "${GRADE_CALIBRATING:-}" ]; then

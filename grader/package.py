@@ -33,14 +33,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PREFIX = "ndarray-workbook"
 
 # The student's side of the repository.  Anything else stays out.
-HANDOUT = ["Makefile", "README.md", ".editorconfig", ".gitignore", "skeleton", "tests",
+HANDOUT = ["Makefile", "cuda.mk", "README.md", ".editorconfig", ".gitignore", "skeleton", "tests",
            "lessons", "docs/student-guide.md", "docs/index.md", "grader/install-deps.sh",
            "grader/emu"]
 # Never in a handout, whatever the list above says.
 FORBIDDEN = re.compile(r"(^|/)(solution|hidden|selftest|site-instructor)(/|$)")
 
 # What grading needs.
-AUTOGRADER = ["Makefile", "solution", "skeleton", "tests", "grader", "docs/docs.mk"]
+AUTOGRADER = ["Makefile", "cuda.mk", "solution", "skeleton", "tests", "grader", "docs/docs.mk"]
 
 
 def die(msg):
@@ -128,7 +128,7 @@ def check_handout(path):
                 if s in text:
                     problems.append(f"{name}: holds solution code: {s.splitlines()[0][:60]}")
                     break
-    for needed in ["Makefile", "skeleton/include/nd.h", "skeleton/src/01_views.c",
+    for needed in ["Makefile", "cuda.mk", "skeleton/include/nd.h", "skeleton/src/01_views.c",
                    "skeleton/src/06_cuda.cu", "skeleton/src/07_permute.cu",
                    "skeleton/src/device.cu", "skeleton/src/nd_cuda.h", "grader/emu/emu.cpp",
                    "grader/emu/cu2cpp.py", "grader/emu/include/cuda_runtime.h",

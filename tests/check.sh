@@ -6,10 +6,15 @@
 #
 #   1. the skeleton generator's self-tests (hostile marker files)
 #   2. skeleton/ is exactly what the generator makes from solution/
-#   3. both trees build with -Wall -Wextra -Werror; with nvcc installed,
-#      every .cu file of both trees also builds for sm_75 and sm_90; the
-#      CUDA emulator's self-tests (broken kernels it must catch)
-#   4. every public test passes on the solution
+#   3. both trees build with -Wall -Wextra -Werror; the CUDA emulator's
+#      self-tests (broken kernels it must catch); the GPU path, built by
+#      nvcc with CUDA=gpu and no GPU: both trees' .cu files and the GPU
+#      benchmarks for sm_75 and sm_90 (no kernel spills), the public test
+#      runner plain and with sanitizers, the grader's two builds of the
+#      solution and of a self-test submission, and `make -n gpu-report`
+#      with a stand-in nvidia-smi
+#   4. every public test passes on the solution; lesson 6's also on a
+#      build whose grids stop at 2 blocks (every grid loop runs many rounds)
 #   5. ... and again under AddressSanitizer + UBSan (+ LeakSanitizer);
 #      the [cuda] cases run on a GPU if there is one, else on the emulator;
 #      lesson 7's tests catch a transpose kernel without its barriers
@@ -38,6 +43,9 @@ passed=0
 failed=0
 
 ok()  { passed=$((passed + 1)); printf '  ok    %s\n' "$1"; }
+# runner TREE [VAR=VALUE...]: where `make build` puts TREE's test runner
+# (build/TREE/normal/run_tests, or normal-gpu/ when the GPU is used)
+runner() { make -s --no-print-directory runner-path SAN=0 TREE="$@"; }
 bad() { failed=$((failed + 1)); printf '  FAIL  %s\n' "$1"; }
 
 # run NAME CMD...: one counted check; on failure show the log's tail.
@@ -84,13 +92,78 @@ run "skeleton/ in sync with solution/" make skeleton-check
 echo "== builds (-Wall -Wextra -Werror)"
 run "build solution" make build TREE=solution SAN=0
 run "build skeleton" make build TREE=skeleton SAN=0
-run "nvcc: both trees' .cu files build for sm_75 and sm_90, warnings as errors" make cuda-check
 bash grader/emu/test_emu.sh >"$logs/emu.log" 2>&1
 add_counts "CUDA emulator self-tests" "$logs/emu.log"
 
+echo "== the GPU path, built by nvcc without a GPU (CUDA=gpu)"
+# What a GPU machine would build, built here: a GPU build that only
+# compiles on a GPU machine is a bug.  Objects are shared between steps:
+# cuda-check's are the plain GPU build's, and grade.sh reuses the objects
+# it checked.  Then the dry run of make gpu-report, with a stand-in
+# nvidia-smi that lists a GPU, checks every target and program it names.
+gpu_t0=$SECONDS
+nvcc=$(make -s --no-print-directory -f cuda.mk cuda-env CUDA=emu | sed -n "s/^nvcc='\(.*\)'$/\1/p")
+# grade_gpu NAME TREE: the grader's plain and sanitizer builds of TREE with
+# nvcc, its lesson files all accepted (no build notes)
+grade_gpu() {
+    CUDA=gpu GRADE_BUILD_ONLY=1 bash grader/grade.sh "$2" "$logs/grade-gpu-$1" &&
+        for v in normal asan; do for l in 1 2 3 4 5 6 7 all; do
+            [ -x "$logs/grade-gpu-$1/exec-$v/exec-$l" ] || { echo "no executor exec-$l ($v)"; exit 1; }
+        done; done &&
+        { [ ! -s "$logs/grade-gpu-$1/build-notes.tsv" ] ||
+          { echo "build notes:"; cat "$logs/grade-gpu-$1/build-notes.tsv"; false; }; }
+}
+gpu_report_dry_run() {
+    mkdir -p "$logs/stand-in" &&
+    printf '%s\n' '#!/bin/sh' 'case "$*" in' \
+        '-L*) echo "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-stand-in)" ;;' \
+        '*) echo "name, driver_version"; echo "NVIDIA H100 80GB HBM3 (stand-in), 0" ;;' \
+        'esac' >"$logs/stand-in/nvidia-smi" && chmod +x "$logs/stand-in/nvidia-smi" &&
+    { PATH="$PWD/$logs/stand-in:$PATH" make -n gpu-report >"$logs/gpu-report-dry-run.out" 2>&1
+      local s=$?; cat "$logs/gpu-report-dry-run.out"; [ $s -eq 0 ]; } &&
+    grep -q 'dry run) compute-sanitizer-racecheck' "$logs/gpu-report-dry-run.out" &&
+    grep -q 'dry run) bench_gpu_permute' "$logs/gpu-report-dry-run.out" &&
+    echo "== make -n bench TREE=solution, GPU part" &&
+    PATH="$PWD/$logs/stand-in:$PATH" make -n bench TREE=solution | grep 'bench_gpu_permute'
+}
+if [ -z "$nvcc" ]; then
+    bad "nvcc is not installed (the CUDA toolkit, in /usr/local/cuda or on PATH): the GPU path cannot be built"
+else
+    run "make cuda-check: both trees' .cu files and the GPU benchmarks, sm_75 and sm_90, warnings as errors" \
+        make cuda-check
+    run "ptxas: no kernel of the solution spills registers" \
+        python3 tests/ptxas_table.py --spills build/solution/normal-gpu/lib/06_cuda.cu.o.ptxas \
+        build/solution/normal-gpu/lib/07_permute.cu.o.ptxas
+    run "the public test runner, GPU build" make build TREE=solution CUDA=gpu SAN=0
+    run "the public test runner, GPU build with AddressSanitizer + UBSan" \
+        make build TREE=solution CUDA=gpu SAN=1
+    run "the grader's objects" make -s grader-objs
+    run "the grader's two GPU builds of the solution" grade_gpu solution solution
+    sub=$logs/gpu-submission
+    rm -rf "$sub" && cp -R solution "$sub" &&
+        patch -s -p1 -d "$sub" <grader/selftest/submissions/cuda_reduce_nosync/patch
+    run "the grader's two GPU builds of a self-test submission (cuda_reduce_nosync)" \
+        grade_gpu submission "$sub"
+    run "make -n gpu-report and make -n bench, with a stand-in nvidia-smi: every target and program they run exists" \
+        gpu_report_dry_run
+fi
+printf '        (the GPU path took %d s)\n' $((SECONDS - gpu_t0))
+
 echo "== public tests on the solution"
-build/solution/normal/run_tests -r "$logs/solution.tsv" >"$logs/solution.log" 2>&1
+"$(runner solution)" -r "$logs/solution.tsv" >"$logs/solution.log" 2>&1
 add_counts "solution" "$logs/solution.log"
+# Grids capped at 2 blocks along x, y and z (MAX_BLOCKS): every grid-stride
+# loop, and the matmul's loops over row tiles, rows and batches, run many
+# rounds, as they do on a GPU only past 65535 blocks (8388480 rows for the
+# tiled matmul, too many for the emulator in a test's time).
+small_grid() {
+    local t=$logs/small-grid
+    rm -rf "$t" && cp -R solution "$t" &&
+    sed -i 's/^#define MAX_BLOCKS 65535$/#define MAX_BLOCKS 2/' "$t/src/06_cuda.cu" &&
+    grep -q '^#define MAX_BLOCKS 2$' "$t/src/06_cuda.cu" &&
+    make build TREE="$t" CUDA=emu SAN=0 && "$(runner "$t" CUDA=emu)" -l 6
+}
+run "lesson 6's tests on a build whose grids stop at 2 blocks (MAX_BLOCKS)" small_grid
 
 echo "== public tests on the solution, AddressSanitizer + UBSan"
 if make build TREE=solution SAN=1 >"$logs/build-asan.log" 2>&1; then
@@ -107,7 +180,7 @@ if [ -f tests/selftest_permute_nosync.sh ]; then
 fi
 
 echo "== public tests on the skeleton: each must fail cleanly"
-build/skeleton/normal/run_tests -r "$logs/skeleton.tsv" >"$logs/skeleton.log" 2>&1
+"$(runner skeleton)" -r "$logs/skeleton.tsv" >"$logs/skeleton.log" 2>&1
 status=$?
 if [ "$status" -eq 1 ]; then ok "skeleton run exits 1"; else bad "skeleton run exits $status, expected 1"; fi
 # Same tests as the solution ran: none missing, none extra.

@@ -20,6 +20,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "nd_cuda.h"
@@ -28,11 +29,15 @@
  * the warp (32), and enough warps per block to hide memory latency. */
 #define THREADS 256
 
-/* The most blocks one launch uses.  gridDim.x may go to 2^31 - 1, but a GPU
- * runs only a few thousand blocks at once anyway; grid-stride loops let
- * the blocks of a capped grid cover any number of elements.  65535 is also
- * the limit of gridDim.y and gridDim.z. */
+/* The most blocks one launch uses along a grid's dimension.  gridDim.x may
+ * go to 2^31 - 1, but a GPU runs only a few thousand blocks at once anyway;
+ * grid-stride loops let the blocks of a capped grid cover any number of
+ * elements.  65535 is also the limit of gridDim.y and gridDim.z, so the
+ * matmul kernels loop over rows and batches the same way.  (A test build
+ * sets it far lower, so that every such loop runs many rounds.) */
+#ifndef MAX_BLOCKS
 #define MAX_BLOCKS 65535
+#endif
 
 /* ------------------------------------------------------------------------ */
 /* Views as kernels see them                                                */
@@ -261,11 +266,49 @@ static nd_status launch_unary(nd_unop op, const view &dst, const view &a, int64_
 #define WARP 32
 #define FULL_MASK 0xffffffffu
 
+//@ snippet reduce_constants
+/* Elements a thread loads before it folds them: the loads do not depend on
+ * each other, so all of them are in flight at once; the folds do (each
+ * addition needs the last one's sum). */
+#define REDUCE_UNROLL 4
+
+/* When one output's elements are split over several blocks: a block folds
+ * at least SPLIT_MIN elements (32 for each of 256 threads: fewer would
+ * cost more in partial results than they save), and the split stops at
+ * about SPLIT_BLOCKS blocks in all, enough for the whole GPU (an H100
+ * holds 132 SMs x 8 blocks of 256 threads at once). */
+#define SPLIT_MIN 8192
+#define SPLIT_BLOCKS 1024
+//@ end snippet reduce_constants
+
 /* Lesson 4's max: NaN wins, as in np.max. */
 static __device__ __forceinline__ float max2(float m, float x)
 {
     return x > m || isnan(x) ? x : m;
 }
+
+//@ snippet reduce_fold
+/* What a fold starts from, and what an idle thread or lane contributes. */
+static __device__ __forceinline__ float identity(nd_reduce_op op)
+{
+    return op == ND_SUM ? 0.0f : -INFINITY;
+}
+
+/* Fold x into a thread's running result.  Sums are compensated (Kahan):
+ * `lost` holds the rounding error of the last addition, and the next one
+ * puts it back.  Once the sum is infinite there is nothing to compensate
+ * (and inf - inf would turn the correction into NaN). */
+static __device__ __forceinline__ void fold(nd_reduce_op op, float &acc, float &lost, float x)
+{
+    if (op == ND_SUM) {
+        float y = x - lost, t = acc + y;
+        lost = isfinite(t) ? (t - acc) - y : 0.0f;
+        acc = t;
+    } else {
+        acc = max2(acc, x);
+    }
+}
+//@ end snippet reduce_fold
 
 //@ snippet reduce_kernel
 /* Fold the values of the 32 lanes of a warp; lane 0 gets the result.
@@ -280,32 +323,66 @@ static __device__ __forceinline__ float warp_fold(nd_reduce_op op, float x)
     return x;
 }
 
-/* One block per output (a grid-stride loop over outputs): output o folds
- * the nred elements of its block, at kept.data + offset_of(o, kept) +
- * offset_of(j, red) for j in 0 .. nred-1.  blockDim.x is a multiple of 32,
- * at most 1024. */
+/* Output o folds the nred elements at kept.data + offset_of(o, kept) +
+ * offset_of(j, red), j in 0 .. nred-1.  The grid is 2-D: blockIdx.x picks
+ * the output (a grid-stride loop over outputs), and the gridDim.y blocks
+ * of one output split its elements, block y taking j = y * blockDim.x +
+ * threadIdx.x, then every gridDim.y * blockDim.x-th.  Block (o, y) writes
+ * its result to dst[o * gridDim.y + y]: the output itself when gridDim.y
+ * is 1, else a partial result that a second pass folds.  blockDim.x is a
+ * multiple of 32, at most 1024. */
 static __global__ void reduce_kernel(nd_reduce_op op, view kept, view red, int64_t nout,
                                      int64_t nred, float *dst)
 {
     /* TODO (lesson 6): write reduce_kernel. */
     /* For each output o of this block (o = blockIdx.x; o += gridDim.x):
-     * each thread folds elements threadIdx.x, + blockDim.x, ...; then
-     * warp_fold; lane 0 of each warp writes a __shared__ slot;
-     * __syncthreads(); warp 0 folds the slots and writes dst[o];
-     * __syncthreads() again before the slots are reused. */
+     * each thread folds (fold) elements j = blockIdx.y * blockDim.x +
+     * threadIdx.x, then + gridDim.y * blockDim.x, ..., REDUCE_UNROLL
+     * loads at a time before their folds; then warp_fold; lane 0 of each
+     * warp writes a __shared__ slot; __syncthreads(); warp 0 folds the
+     * slots and writes dst[o * gridDim.y + blockIdx.y]; __syncthreads()
+     * again before the slots are reused. */
     (void)op; (void)kept; (void)red; (void)nout; (void)nred; (void)dst; (void)warp_fold;
+    (void)fold; (void)identity;
 }
 //@ end snippet reduce_kernel
+
+/* The partial results of a split reduction live in one scratch buffer on
+ * the device, allocated by the first split reduction and kept (as cuBLAS
+ * keeps its workspace), so that a reduction allocates nothing.  Given.
+ * It holds 2 * SPLIT_BLOCKS floats: a split reduction has fewer than
+ * SPLIT_BLOCKS outputs (else split is 1) and split <= ceil(SPLIT_BLOCKS /
+ * nout), so nout * split < SPLIT_BLOCKS + nout.  nd_cuda_reduce holds
+ * reduce_lock while launch_reduce uses it: reductions on several host
+ * threads take turns (their kernels would anyway, on the default stream). */
+static pthread_mutex_t reduce_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static nd_status reduce_scratch(float **partials)
+{
+    static void *scratch;
+    if (scratch == NULL) {
+        nd_status s = nd_cuda_alloc(2 * SPLIT_BLOCKS * sizeof(float), &scratch, "nd_reduce");
+        if (s != ND_OK)
+            return s;
+    }
+    *partials = (float *)scratch;
+    return ND_OK;
+}
 
 //@ snippet launch_reduce
 static nd_status launch_reduce(nd_reduce_op op, const view &kept, const view &red,
                                int64_t nout, int64_t nred, float *dst)
 {
     /* TODO (lesson 6): write launch_reduce. */
-    /* One block per output (blocks_for(nout, 1)); a power of two of
-     * threads, 32 to THREADS, no more than nred needs. */
+    /* threads: a power of two, 32 to THREADS, no more than nred needs.
+     * split = blocks per output: ceil(nred / SPLIT_MIN), but no more
+     * than ceil(SPLIT_BLOCKS / nout).  split 1: one launch, grid
+     * blocks_for(nout, 1), writing dst.  Otherwise pass 1 with a grid of
+     * (blocks_for(nout, 1), split) into reduce_scratch's buffer, then
+     * pass 2: reduce that (nout, split) compact array over its last axis
+     * into dst (launch_reduce again). */
     (void)op; (void)kept; (void)red; (void)nout; (void)nred; (void)dst;
-    (void)reduce_kernel;
+    (void)reduce_kernel; (void)reduce_scratch;
     return nd_not_implemented("launch_reduce", 6);
 }
 //@ end snippet launch_reduce
@@ -318,18 +395,23 @@ static nd_status launch_reduce(nd_reduce_op op, const view &kept, const view &re
 /* The operands of a batched matmul c = a @ b, c compact of shape
  * (batch..., m, n).  Matrix z of a starts at a.data + offset_of(z, abatch)
  * (abatch: c's batch shape with a's batch strides and a's offset), and its
- * element (i, p) is a further i * a_rs + p * a_cs floats on; b likewise. */
+ * element (i, p) is a further i * a_rs + p * a_cs floats on; b likewise.
+ * a_vec: every row of every matrix of a is contiguous (a_cs == 1) and
+ * starts on a 16-byte boundary, so four neighbours along a row are one
+ * float4 load; b_vec likewise for b. */
 struct matmul_args {
     view abatch, bbatch;
     int64_t a_rs, a_cs, b_rs, b_cs;
     int64_t m, n, k, nbatch;
+    bool a_vec, b_vec;
     float *c;
 };
 //@ end snippet matrices
 
 //@ snippet matmul_naive_kernel
 /* One thread per element of c: thread (x, y) of the grid computes
- * c[z][i][j] for i = y, j = x, z = blockIdx.z (+ gridDim.z ...). */
+ * c[z][i][j] for j = x, rows i = y, y + all the grid's rows, ... (gridDim.y
+ * stops at 65535), and z = blockIdx.z, + gridDim.z, ... */
 static __global__ void matmul_naive_kernel(matmul_args g)
 {
     /* TODO (lesson 6): write matmul_naive_kernel. */
@@ -351,15 +433,38 @@ static __global__ void matmul_naive_kernel(matmul_args g)
 #define TT 16    /* threads per tile side */
 #define TR 8     /* outputs per thread side: TM / TT */
 
-static __global__ void matmul_tiled_kernel(matmul_args g)
+/* Stage the panels at depth p0 of the tile at (i0, j0): as[p][i] =
+ * a[i0 + i][p0 + p] (transposed) and bs[p][j] = b[p0 + p][j0 + j], zeros
+ * outside the matrices, so that edges need no special case.  Each of the
+ * 256 threads moves four neighbours along a row of each operand: thread t
+ * takes row t / 2 of the a-panel, columns 4 (t % 2) .. + 3, and row t / 32
+ * of the b-panel, columns 4 (t % 32) .. + 3; a warp then reads whole
+ * 32-byte sectors.  Where the row allows (a_vec, b_vec, and all four
+ * inside the matrix), the four are one 16-byte load. */
+static __device__ __forceinline__ void stage_panels(const matmul_args &g, const float *a,
+                                                    const float *b, int64_t i0, int64_t j0,
+                                                    int64_t p0, float (*as)[TM + 4],
+                                                    float (*bs)[TN])
+{
+    /* TODO (lesson 6): write stage_panels. */
+    /* Thread t: a[i0 + t/2][p0 + 4 (t%2) + 0..3] into as[4 (t%2) + 0..3]
+     * [t/2], and b[p0 + t/32][j0 + 4 (t%32) + 0..3] into bs[t/32][4 (t%32)
+     * + 0..3]; 0.0f for positions outside a or b. */
+    (void)g; (void)a; (void)b; (void)i0; (void)j0; (void)p0; (void)as; (void)bs;
+}
+
+/* __launch_bounds__: at most TT * TT threads per block, and registers
+ * for 2 blocks on each SM at once (65536 / (2 * 256) = 128 a thread), so
+ * that one block stages its panels while the other multiplies. */
+static __global__ void __launch_bounds__(TT * TT, 2) matmul_tiled_kernel(matmul_args g)
 {
     /* TODO (lesson 6): write matmul_tiled_kernel. */
     /* __shared__ panels of a (TK x TM, transposed) and b (TK x TN).
-     * For each matrix z of this block, for p0 = 0, TK, ...: stage both
-     * panels (zeros outside the matrices), __syncthreads(), accumulate
-     * the TR x TR outputs, __syncthreads(); then write the outputs that
-     * lie inside c. */
-    (void)g;
+     * For each matrix z of this block, and each row tile i0 of it
+     * (blockIdx.y * TM, + gridDim.y * TM, ...), for p0 = 0, TK, ...:
+     * stage_panels, __syncthreads(), accumulate the TR x TR outputs,
+     * __syncthreads(); then write the outputs that lie inside c. */
+    (void)g; (void)stage_panels;
 }
 //@ end snippet matmul_tiled_kernel
 
@@ -367,10 +472,11 @@ static __global__ void matmul_tiled_kernel(matmul_args g)
 static nd_status launch_matmul(const matmul_args &g, bool tiled)
 {
     /* TODO (lesson 6): write launch_matmul. */
-    /* x covers n (columns), y covers m (rows), z the batch (at most
-     * MAX_BLOCKS).  Tiled: one block of TT x TT threads per TM x TN tile
-     * of c, unless a matrix of c has no more than TT * TT elements.
-     * Naive: 16 x 16 threads per 16 x 16 outputs. */
+    /* x covers n (columns), y covers m (rows), z the batch; y and z at
+     * most MAX_BLOCKS (blocks_for), the kernels loop over the rest.  Tiled:
+     * one block of TT x TT threads per TM x TN tile of c, unless a
+     * matrix of c has no more than TT * TT elements.  Naive: 16 x 16
+     * threads per 16 x 16 outputs. */
     (void)g; (void)tiled; (void)matmul_naive_kernel; (void)matmul_tiled_kernel;
     return nd_not_implemented("launch_matmul", 6);
 }
@@ -496,7 +602,22 @@ extern "C" nd_status nd_cuda_reduce(nd_reduce_op op, const nd_array *v, int nkep
     int64_t nred = nd_shape_numel(red.ndim, red.shape);
     simplify(&kept, 1);
     simplify(&red, 1);
-    return launch_reduce(op, kept, red, nout, nred, (float *)dst->buf->ptr);
+    pthread_mutex_lock(&reduce_lock);   /* the scratch buffer is ours */
+    nd_status s = launch_reduce(op, kept, red, nout, nred, (float *)dst->buf->ptr);
+    pthread_mutex_unlock(&reduce_lock);
+    return s;
+}
+
+/* Whether every row of every matrix of an operand (its batch view, and its
+ * row and column strides) is contiguous and starts on a 16-byte boundary:
+ * matrix starts, row starts and the buffer all aligned to 4 floats. */
+static bool rows_of_float4(const view &batch, int64_t rs, int64_t cs)
+{
+    bool ok = cs == 1 && rs % 4 == 0 && batch.offset % 4 == 0 &&
+              (uintptr_t)batch.data % 16 == 0;
+    for (int k = 0; k < batch.ndim; k++)
+        ok = ok && batch.strides[k] % 4 == 0;
+    return ok;
 }
 
 extern "C" nd_status nd_cuda_matmul(const nd_array *a, const nd_array *b, const nd_array *c,
@@ -523,5 +644,7 @@ extern "C" nd_status nd_cuda_matmul(const nd_array *a, const nd_array *b, const 
     simplify(batch, 2);
     g.abatch = batch[0];
     g.bbatch = batch[1];
+    g.a_vec = rows_of_float4(g.abatch, g.a_rs, g.a_cs);
+    g.b_vec = rows_of_float4(g.bbatch, g.b_rs, g.b_cs);
     return launch_matmul(g, tiled);
 }

@@ -20,6 +20,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "nd_cuda.h"
@@ -28,11 +29,15 @@
  * the warp (32), and enough warps per block to hide memory latency. */
 #define THREADS 256
 
-/* The most blocks one launch uses.  gridDim.x may go to 2^31 - 1, but a GPU
- * runs only a few thousand blocks at once anyway; grid-stride loops let
- * the blocks of a capped grid cover any number of elements.  65535 is also
- * the limit of gridDim.y and gridDim.z. */
+/* The most blocks one launch uses along a grid's dimension.  gridDim.x may
+ * go to 2^31 - 1, but a GPU runs only a few thousand blocks at once anyway;
+ * grid-stride loops let the blocks of a capped grid cover any number of
+ * elements.  65535 is also the limit of gridDim.y and gridDim.z, so the
+ * matmul kernels loop over rows and batches the same way.  (A test build
+ * sets it far lower, so that every such loop runs many rounds.) */
+#ifndef MAX_BLOCKS
 #define MAX_BLOCKS 65535
+#endif
 
 /* ------------------------------------------------------------------------ */
 /* Views as kernels see them                                                */
@@ -335,11 +340,49 @@ static nd_status launch_unary(nd_unop op, const view &dst, const view &a, int64_
 #define WARP 32
 #define FULL_MASK 0xffffffffu
 
+//@ snippet reduce_constants
+/* Elements a thread loads before it folds them: the loads do not depend on
+ * each other, so all of them are in flight at once; the folds do (each
+ * addition needs the last one's sum). */
+#define REDUCE_UNROLL 4
+
+/* When one output's elements are split over several blocks: a block folds
+ * at least SPLIT_MIN elements (32 for each of 256 threads: fewer would
+ * cost more in partial results than they save), and the split stops at
+ * about SPLIT_BLOCKS blocks in all, enough for the whole GPU (an H100
+ * holds 132 SMs x 8 blocks of 256 threads at once). */
+#define SPLIT_MIN 8192
+#define SPLIT_BLOCKS 1024
+//@ end snippet reduce_constants
+
 /* Lesson 4's max: NaN wins, as in np.max. */
 static __device__ __forceinline__ float max2(float m, float x)
 {
     return x > m || isnan(x) ? x : m;
 }
+
+//@ snippet reduce_fold
+/* What a fold starts from, and what an idle thread or lane contributes. */
+static __device__ __forceinline__ float identity(nd_reduce_op op)
+{
+    return op == ND_SUM ? 0.0f : -INFINITY;
+}
+
+/* Fold x into a thread's running result.  Sums are compensated (Kahan):
+ * `lost` holds the rounding error of the last addition, and the next one
+ * puts it back.  Once the sum is infinite there is nothing to compensate
+ * (and inf - inf would turn the correction into NaN). */
+static __device__ __forceinline__ void fold(nd_reduce_op op, float &acc, float &lost, float x)
+{
+    if (op == ND_SUM) {
+        float y = x - lost, t = acc + y;
+        lost = isfinite(t) ? (t - acc) - y : 0.0f;
+        acc = t;
+    } else {
+        acc = max2(acc, x);
+    }
+}
+//@ end snippet reduce_fold
 
 //@ snippet reduce_kernel
 /* Fold the values of the 32 lanes of a warp; lane 0 gets the result.
@@ -362,10 +405,14 @@ static __device__ __forceinline__ float warp_fold(nd_reduce_op op, float x)
     //@ end solution warp_fold
 }
 
-/* One block per output (a grid-stride loop over outputs): output o folds
- * the nred elements of its block, at kept.data + offset_of(o, kept) +
- * offset_of(j, red) for j in 0 .. nred-1.  blockDim.x is a multiple of 32,
- * at most 1024. */
+/* Output o folds the nred elements at kept.data + offset_of(o, kept) +
+ * offset_of(j, red), j in 0 .. nred-1.  The grid is 2-D: blockIdx.x picks
+ * the output (a grid-stride loop over outputs), and the gridDim.y blocks
+ * of one output split its elements, block y taking j = y * blockDim.x +
+ * threadIdx.x, then every gridDim.y * blockDim.x-th.  Block (o, y) writes
+ * its result to dst[o * gridDim.y + y]: the output itself when gridDim.y
+ * is 1, else a partial result that a second pass folds.  blockDim.x is a
+ * multiple of 32, at most 1024. */
 static __global__ void reduce_kernel(nd_reduce_op op, view kept, view red, int64_t nout,
                                      int64_t nred, float *dst)
 {
@@ -373,22 +420,23 @@ static __global__ void reduce_kernel(nd_reduce_op op, view kept, view red, int64
     __shared__ float partial[1024 / WARP];   /* one value per warp */
     int lane = threadIdx.x % WARP, warp = threadIdx.x / WARP;
     int nwarps = blockDim.x / WARP;
+    int64_t step = (int64_t)gridDim.y * blockDim.x;
     for (int64_t o = blockIdx.x; o < nout; o += gridDim.x) {
         const float *block = kept.data + offset_of(o, kept);
-        /* 1. Each thread folds every blockDim.x-th element.  Sums are
-         * compensated (Kahan): a thread may add up thousands of values.
-         * Once the sum is infinite there is nothing to compensate (and
-         * inf - inf would turn the correction into NaN). */
-        float acc = op == ND_SUM ? 0.0f : -INFINITY, lost = 0.0f;
-        for (int64_t j = threadIdx.x; j < nred; j += blockDim.x) {
-            float x = block[offset_of(j, red)];
-            if (op == ND_SUM) {
-                float y = x - lost, t = acc + y;
-                lost = isfinite(t) ? (t - acc) - y : 0.0f;
-                acc = t;
-            } else {
-                acc = max2(acc, x);
+        /* 1. Each thread folds its share, REDUCE_UNROLL elements at a
+         * time: first all the loads, then the folds. */
+        float acc = identity(op), lost = 0.0f;
+        for (int64_t j = (int64_t)blockIdx.y * blockDim.x + threadIdx.x; j < nred;
+             j += REDUCE_UNROLL * step) {
+            float x[REDUCE_UNROLL];
+#pragma unroll
+            for (int u = 0; u < REDUCE_UNROLL; u++) {
+                int64_t ju = j + u * step;
+                x[u] = ju < nred ? block[offset_of(ju, red)] : identity(op);
             }
+#pragma unroll
+            for (int u = 0; u < REDUCE_UNROLL; u++)
+                fold(op, acc, lost, x[u]);
         }
         /* 2. Each warp folds its 32 values with shuffles ... */
         acc = warp_fold(op, acc);
@@ -397,10 +445,10 @@ static __global__ void reduce_kernel(nd_reduce_op op, view kept, view red, int64
         __syncthreads();
         /* 3. ... and warp 0 folds the warps' values. */
         if (warp == 0) {
-            acc = lane < nwarps ? partial[lane] : (op == ND_SUM ? 0.0f : -INFINITY);
+            acc = lane < nwarps ? partial[lane] : identity(op);
             acc = warp_fold(op, acc);
             if (lane == 0)
-                dst[o] = acc;
+                dst[o * gridDim.y + blockIdx.y] = acc;
         }
         /* partial[] is written again for the next output: wait until
          * warp 0 has read it. */
@@ -408,32 +456,89 @@ static __global__ void reduce_kernel(nd_reduce_op op, view kept, view red, int64
     }
     //@ stub
     //> /* For each output o of this block (o = blockIdx.x; o += gridDim.x):
-    //>  * each thread folds elements threadIdx.x, + blockDim.x, ...; then
-    //>  * warp_fold; lane 0 of each warp writes a __shared__ slot;
-    //>  * __syncthreads(); warp 0 folds the slots and writes dst[o];
-    //>  * __syncthreads() again before the slots are reused. */
+    //>  * each thread folds (fold) elements j = blockIdx.y * blockDim.x +
+    //>  * threadIdx.x, then + gridDim.y * blockDim.x, ..., REDUCE_UNROLL
+    //>  * loads at a time before their folds; then warp_fold; lane 0 of each
+    //>  * warp writes a __shared__ slot; __syncthreads(); warp 0 folds the
+    //>  * slots and writes dst[o * gridDim.y + blockIdx.y]; __syncthreads()
+    //>  * again before the slots are reused. */
     //> (void)op; (void)kept; (void)red; (void)nout; (void)nred; (void)dst; (void)warp_fold;
+    //> (void)fold; (void)identity;
     //@ end solution reduce_kernel
 }
 //@ end snippet reduce_kernel
+
+/* The partial results of a split reduction live in one scratch buffer on
+ * the device, allocated by the first split reduction and kept (as cuBLAS
+ * keeps its workspace), so that a reduction allocates nothing.  Given.
+ * It holds 2 * SPLIT_BLOCKS floats: a split reduction has fewer than
+ * SPLIT_BLOCKS outputs (else split is 1) and split <= ceil(SPLIT_BLOCKS /
+ * nout), so nout * split < SPLIT_BLOCKS + nout.  nd_cuda_reduce holds
+ * reduce_lock while launch_reduce uses it: reductions on several host
+ * threads take turns (their kernels would anyway, on the default stream). */
+static pthread_mutex_t reduce_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static nd_status reduce_scratch(float **partials)
+{
+    static void *scratch;
+    if (scratch == NULL) {
+        nd_status s = nd_cuda_alloc(2 * SPLIT_BLOCKS * sizeof(float), &scratch, "nd_reduce");
+        if (s != ND_OK)
+            return s;
+    }
+    *partials = (float *)scratch;
+    return ND_OK;
+}
 
 //@ snippet launch_reduce
 static nd_status launch_reduce(nd_reduce_op op, const view &kept, const view &red,
                                int64_t nout, int64_t nred, float *dst)
 {
     //@ solution launch_reduce
-    /* Threads per output: the warps that nred can keep busy, 1 to 8. */
+    /* Threads per block: the warps that nred can keep busy, 1 to 8. */
     int threads = WARP;
     while (threads < THREADS && threads < nred)
         threads *= 2;
-    reduce_kernel<<<blocks_for(nout, 1), threads>>>(op, kept, red, nout, nred, dst);
-    ND_CUDA_LAUNCHED("reduce_kernel");
-    return ND_OK;
+    /* Blocks per output: one, unless few outputs of many elements would
+     * leave most of the GPU idle. */
+    int64_t split = (nred + SPLIT_MIN - 1) / SPLIT_MIN, fill = (SPLIT_BLOCKS + nout - 1) / nout;
+    split = split < fill ? split : fill;
+    if (split <= 1) {
+        reduce_kernel<<<blocks_for(nout, 1), threads>>>(op, kept, red, nout, nred, dst);
+        ND_CUDA_LAUNCHED("reduce_kernel");
+        return ND_OK;
+    }
+    /* Pass 1: split blocks per output, each writing one partial result:
+     * a compact (nout, split) array in the scratch buffer. */
+    float *partials = NULL;
+    nd_status s = reduce_scratch(&partials);
+    if (s != ND_OK)
+        return s;
+    dim3 grid(blocks_for(nout, 1), (unsigned)split);
+    reduce_kernel<<<grid, threads>>>(op, kept, red, nout, nred, partials);
+    ND_CUDA_LAUNCHED("reduce_kernel (pass 1 of 2)");
+    /* Pass 2: the same fold over the partial results' last axis, one
+     * block per output (split is far below SPLIT_MIN). */
+    view pk, pr;
+    memset(&pk, 0, sizeof pk);
+    memset(&pr, 0, sizeof pr);
+    pk.ndim = pr.ndim = 1;
+    pk.shape[0] = nout;
+    pk.strides[0] = split;
+    pk.data = partials;
+    pr.shape[0] = split;
+    pr.strides[0] = 1;
+    return launch_reduce(op, pk, pr, nout, split, dst);
     //@ stub
-    //> /* One block per output (blocks_for(nout, 1)); a power of two of
-    //>  * threads, 32 to THREADS, no more than nred needs. */
+    //> /* threads: a power of two, 32 to THREADS, no more than nred needs.
+    //>  * split = blocks per output: ceil(nred / SPLIT_MIN), but no more
+    //>  * than ceil(SPLIT_BLOCKS / nout).  split 1: one launch, grid
+    //>  * blocks_for(nout, 1), writing dst.  Otherwise pass 1 with a grid of
+    //>  * (blocks_for(nout, 1), split) into reduce_scratch's buffer, then
+    //>  * pass 2: reduce that (nout, split) compact array over its last axis
+    //>  * into dst (launch_reduce again). */
     //> (void)op; (void)kept; (void)red; (void)nout; (void)nred; (void)dst;
-    //> (void)reduce_kernel;
+    //> (void)reduce_kernel; (void)reduce_scratch;
     //> return nd_not_implemented("launch_reduce", 6);
     //@ end solution launch_reduce
 }
@@ -447,33 +552,39 @@ static nd_status launch_reduce(nd_reduce_op op, const view &kept, const view &re
 /* The operands of a batched matmul c = a @ b, c compact of shape
  * (batch..., m, n).  Matrix z of a starts at a.data + offset_of(z, abatch)
  * (abatch: c's batch shape with a's batch strides and a's offset), and its
- * element (i, p) is a further i * a_rs + p * a_cs floats on; b likewise. */
+ * element (i, p) is a further i * a_rs + p * a_cs floats on; b likewise.
+ * a_vec: every row of every matrix of a is contiguous (a_cs == 1) and
+ * starts on a 16-byte boundary, so four neighbours along a row are one
+ * float4 load; b_vec likewise for b. */
 struct matmul_args {
     view abatch, bbatch;
     int64_t a_rs, a_cs, b_rs, b_cs;
     int64_t m, n, k, nbatch;
+    bool a_vec, b_vec;
     float *c;
 };
 //@ end snippet matrices
 
 //@ snippet matmul_naive_kernel
 /* One thread per element of c: thread (x, y) of the grid computes
- * c[z][i][j] for i = y, j = x, z = blockIdx.z (+ gridDim.z ...). */
+ * c[z][i][j] for j = x, rows i = y, y + all the grid's rows, ... (gridDim.y
+ * stops at 65535), and z = blockIdx.z, + gridDim.z, ... */
 static __global__ void matmul_naive_kernel(matmul_args g)
 {
     //@ solution matmul_naive_kernel
-    int64_t i = (int64_t)blockIdx.y * blockDim.y + threadIdx.y;
     int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= g.m || j >= g.n)
+    if (j >= g.n)
         return;   /* no barrier below: an early return is safe */
-    for (int64_t z = blockIdx.z; z < g.nbatch; z += gridDim.z) {
-        const float *a = g.abatch.data + offset_of(z, g.abatch) + i * g.a_rs;
-        const float *b = g.bbatch.data + offset_of(z, g.bbatch) + j * g.b_cs;
-        float acc = 0.0f;
-        for (int64_t p = 0; p < g.k; p++)
-            acc += a[p * g.a_cs] * b[p * g.b_rs];
-        g.c[(z * g.m + i) * g.n + j] = acc;
-    }
+    int64_t rows = (int64_t)gridDim.y * blockDim.y;
+    for (int64_t z = blockIdx.z; z < g.nbatch; z += gridDim.z)
+        for (int64_t i = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; i < g.m; i += rows) {
+            const float *a = g.abatch.data + offset_of(z, g.abatch) + i * g.a_rs;
+            const float *b = g.bbatch.data + offset_of(z, g.bbatch) + j * g.b_cs;
+            float acc = 0.0f;
+            for (int64_t p = 0; p < g.k; p++)
+                acc += a[p * g.a_cs] * b[p * g.b_rs];
+            g.c[(z * g.m + i) * g.n + j] = acc;
+        }
     //@ stub
     //> (void)g;
     //@ end solution matmul_naive_kernel
@@ -494,7 +605,61 @@ static __global__ void matmul_naive_kernel(matmul_args g)
 #define TT 16    /* threads per tile side */
 #define TR 8     /* outputs per thread side: TM / TT */
 
-static __global__ void matmul_tiled_kernel(matmul_args g)
+/* Stage the panels at depth p0 of the tile at (i0, j0): as[p][i] =
+ * a[i0 + i][p0 + p] (transposed) and bs[p][j] = b[p0 + p][j0 + j], zeros
+ * outside the matrices, so that edges need no special case.  Each of the
+ * 256 threads moves four neighbours along a row of each operand: thread t
+ * takes row t / 2 of the a-panel, columns 4 (t % 2) .. + 3, and row t / 32
+ * of the b-panel, columns 4 (t % 32) .. + 3; a warp then reads whole
+ * 32-byte sectors.  Where the row allows (a_vec, b_vec, and all four
+ * inside the matrix), the four are one 16-byte load. */
+static __device__ __forceinline__ void stage_panels(const matmul_args &g, const float *a,
+                                                    const float *b, int64_t i0, int64_t j0,
+                                                    int64_t p0, float (*as)[TM + 4],
+                                                    float (*bs)[TN])
+{
+    //@ solution stage_panels
+    int t = threadIdx.y * TT + threadIdx.x;
+    int ai = t / 2, ap = 4 * (t % 2), bp = t / 32, bj = 4 * (t % 32);
+    int64_t gi = i0 + ai, gp = p0 + ap, gq = p0 + bp, gj = j0 + bj;
+    float4 x, y;
+    if (g.a_vec && gi < g.m && gp + 3 < g.k) {
+        x = *(const float4 *)(a + gi * g.a_rs + gp);
+    } else {
+        const float *row = a + gi * g.a_rs;
+        bool in = gi < g.m;
+        x.x = in && gp < g.k ? row[gp * g.a_cs] : 0.0f;
+        x.y = in && gp + 1 < g.k ? row[(gp + 1) * g.a_cs] : 0.0f;
+        x.z = in && gp + 2 < g.k ? row[(gp + 2) * g.a_cs] : 0.0f;
+        x.w = in && gp + 3 < g.k ? row[(gp + 3) * g.a_cs] : 0.0f;
+    }
+    if (g.b_vec && gq < g.k && gj + 3 < g.n) {
+        y = *(const float4 *)(b + gq * g.b_rs + gj);
+    } else {
+        const float *row = b + gq * g.b_rs;
+        bool in = gq < g.k;
+        y.x = in && gj < g.n ? row[gj * g.b_cs] : 0.0f;
+        y.y = in && gj + 1 < g.n ? row[(gj + 1) * g.b_cs] : 0.0f;
+        y.z = in && gj + 2 < g.n ? row[(gj + 2) * g.b_cs] : 0.0f;
+        y.w = in && gj + 3 < g.n ? row[(gj + 3) * g.b_cs] : 0.0f;
+    }
+    as[ap][ai] = x.x;
+    as[ap + 1][ai] = x.y;
+    as[ap + 2][ai] = x.z;
+    as[ap + 3][ai] = x.w;
+    *(float4 *)&bs[bp][bj] = y;
+    //@ stub
+    //> /* Thread t: a[i0 + t/2][p0 + 4 (t%2) + 0..3] into as[4 (t%2) + 0..3]
+    //>  * [t/2], and b[p0 + t/32][j0 + 4 (t%32) + 0..3] into bs[t/32][4 (t%32)
+    //>  * + 0..3]; 0.0f for positions outside a or b. */
+    //> (void)g; (void)a; (void)b; (void)i0; (void)j0; (void)p0; (void)as; (void)bs;
+    //@ end solution stage_panels
+}
+
+/* __launch_bounds__: at most TT * TT threads per block, and registers
+ * for 2 blocks on each SM at once (65536 / (2 * 256) = 128 a thread), so
+ * that one block stages its panels while the other multiplies. */
+static __global__ void __launch_bounds__(TT * TT, 2) matmul_tiled_kernel(matmul_args g)
 {
     //@ solution matmul_tiled_kernel
     /* as[p][i] holds a[i0 + i][p0 + p]: stored transposed, so a thread
@@ -503,67 +668,58 @@ static __global__ void matmul_tiled_kernel(matmul_args g)
      * stores over all 32 banks, and keep rows 16-byte aligned. */
     __shared__ __align__(16) float as[TK][TM + 4];
     __shared__ __align__(16) float bs[TK][TN];
-    int tx = threadIdx.x, ty = threadIdx.y, t = ty * TT + tx;
-    int64_t i0 = (int64_t)blockIdx.y * TM, j0 = (int64_t)blockIdx.x * TN;
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int64_t j0 = (int64_t)blockIdx.x * TN;
     for (int64_t z = blockIdx.z; z < g.nbatch; z += gridDim.z) {
         const float *a = g.abatch.data + offset_of(z, g.abatch);
         const float *b = g.bbatch.data + offset_of(z, g.bbatch);
-        float acc[TR][TR];
+        /* Row tiles i0 = blockIdx.y * TM, + gridDim.y * TM, ...: gridDim.y
+         * stops at 65535 tiles. */
+        for (int64_t i0 = (int64_t)blockIdx.y * TM; i0 < g.m; i0 += (int64_t)gridDim.y * TM) {
+            float acc[TR][TR];
 #pragma unroll
-        for (int r = 0; r < TR; r++)
+            for (int r = 0; r < TR; r++)
 #pragma unroll
-            for (int c = 0; c < TR; c++)
-                acc[r][c] = 0.0f;
-        for (int64_t p0 = 0; p0 < g.k; p0 += TK) {
-            /* Stage the panels: 1024 values each, 4 per thread, with
-             * zeros outside the matrices, so edges need no special case.
-             * Neighbouring threads read neighbouring addresses of a
-             * row-major operand (along k for a, along n for b). */
+                for (int c = 0; c < TR; c++)
+                    acc[r][c] = 0.0f;
+            for (int64_t p0 = 0; p0 < g.k; p0 += TK) {
+                stage_panels(g, a, b, i0, j0, p0, as, bs);
+                __syncthreads();   /* the panels are complete */
 #pragma unroll
-            for (int r = 0; r < 4; r++) {
-                int e = t + r * TT * TT;
-                int ai = e / TK, ap = e % TK;
-                int64_t gi = i0 + ai, gp = p0 + ap;
-                as[ap][ai] = gi < g.m && gp < g.k ? a[gi * g.a_rs + gp * g.a_cs] : 0.0f;
-                int bp = e / TN, bj = e % TN;
-                int64_t gq = p0 + bp, gj = j0 + bj;
-                bs[bp][bj] = gq < g.k && gj < g.n ? b[gq * g.b_rs + gj * g.b_cs] : 0.0f;
+                for (int p = 0; p < TK; p++) {
+                    /* four 16-byte loads instead of sixteen 4-byte ones */
+                    float4 x0 = *(const float4 *)&as[p][ty * TR];
+                    float4 x1 = *(const float4 *)&as[p][ty * TR + 4];
+                    float4 y0 = *(const float4 *)&bs[p][tx * TR];
+                    float4 y1 = *(const float4 *)&bs[p][tx * TR + 4];
+                    float x[TR] = { x0.x, x0.y, x0.z, x0.w, x1.x, x1.y, x1.z, x1.w };
+                    float y[TR] = { y0.x, y0.y, y0.z, y0.w, y1.x, y1.y, y1.z, y1.w };
+#pragma unroll
+                    for (int r = 0; r < TR; r++)
+#pragma unroll
+                        for (int c = 0; c < TR; c++)
+                            acc[r][c] += x[r] * y[c];
+                }
+                __syncthreads();   /* everyone is done with the panels */
             }
-            __syncthreads();   /* the panels are complete */
+            float *c = g.c + z * g.m * g.n;
 #pragma unroll
-            for (int p = 0; p < TK; p++) {
-                /* four 16-byte loads instead of sixteen 4-byte ones */
-                float4 x0 = *(const float4 *)&as[p][ty * TR];
-                float4 x1 = *(const float4 *)&as[p][ty * TR + 4];
-                float4 y0 = *(const float4 *)&bs[p][tx * TR];
-                float4 y1 = *(const float4 *)&bs[p][tx * TR + 4];
-                float x[TR] = { x0.x, x0.y, x0.z, x0.w, x1.x, x1.y, x1.z, x1.w };
-                float y[TR] = { y0.x, y0.y, y0.z, y0.w, y1.x, y1.y, y1.z, y1.w };
+            for (int r = 0; r < TR; r++)
 #pragma unroll
-                for (int r = 0; r < TR; r++)
-#pragma unroll
-                    for (int c = 0; c < TR; c++)
-                        acc[r][c] += x[r] * y[c];
-            }
-            __syncthreads();   /* everyone is done with the panels */
+                for (int cc = 0; cc < TR; cc++) {
+                    int64_t i = i0 + ty * TR + r, j = j0 + tx * TR + cc;
+                    if (i < g.m && j < g.n)
+                        c[i * g.n + j] = acc[r][cc];
+                }
         }
-        float *c = g.c + z * g.m * g.n;
-#pragma unroll
-        for (int r = 0; r < TR; r++)
-#pragma unroll
-            for (int cc = 0; cc < TR; cc++) {
-                int64_t i = i0 + ty * TR + r, j = j0 + tx * TR + cc;
-                if (i < g.m && j < g.n)
-                    c[i * g.n + j] = acc[r][cc];
-            }
     }
     //@ stub
     //> /* __shared__ panels of a (TK x TM, transposed) and b (TK x TN).
-    //>  * For each matrix z of this block, for p0 = 0, TK, ...: stage both
-    //>  * panels (zeros outside the matrices), __syncthreads(), accumulate
-    //>  * the TR x TR outputs, __syncthreads(); then write the outputs that
-    //>  * lie inside c. */
-    //> (void)g;
+    //>  * For each matrix z of this block, and each row tile i0 of it
+    //>  * (blockIdx.y * TM, + gridDim.y * TM, ...), for p0 = 0, TK, ...:
+    //>  * stage_panels, __syncthreads(), accumulate the TR x TR outputs,
+    //>  * __syncthreads(); then write the outputs that lie inside c. */
+    //> (void)g; (void)stage_panels;
     //@ end solution matmul_tiled_kernel
 }
 //@ end snippet matmul_tiled_kernel
@@ -572,25 +728,24 @@ static __global__ void matmul_tiled_kernel(matmul_args g)
 static nd_status launch_matmul(const matmul_args &g, bool tiled)
 {
     //@ solution launch_matmul
-    unsigned batch = (unsigned)(g.nbatch < MAX_BLOCKS ? g.nbatch : MAX_BLOCKS);
     /* A matrix of c smaller than one block of threads would leave a
      * 128 x 128 tile nearly empty: such batches go to the naive kernel. */
     if (tiled && g.m * g.n > TT * TT) {
-        dim3 grid((unsigned)((g.n + TN - 1) / TN), (unsigned)((g.m + TM - 1) / TM), batch);
+        dim3 grid((unsigned)((g.n + TN - 1) / TN), blocks_for(g.m, TM), blocks_for(g.nbatch, 1));
         matmul_tiled_kernel<<<grid, dim3(TT, TT)>>>(g);
         ND_CUDA_LAUNCHED("matmul_tiled_kernel");
     } else {
-        dim3 block(16, 16);
-        dim3 grid((unsigned)((g.n + 15) / 16), (unsigned)((g.m + 15) / 16), batch);
-        matmul_naive_kernel<<<grid, block>>>(g);
+        dim3 grid((unsigned)((g.n + 15) / 16), blocks_for(g.m, 16), blocks_for(g.nbatch, 1));
+        matmul_naive_kernel<<<grid, dim3(16, 16)>>>(g);
         ND_CUDA_LAUNCHED("matmul_naive_kernel");
     }
     return ND_OK;
     //@ stub
-    //> /* x covers n (columns), y covers m (rows), z the batch (at most
-    //>  * MAX_BLOCKS).  Tiled: one block of TT x TT threads per TM x TN tile
-    //>  * of c, unless a matrix of c has no more than TT * TT elements.
-    //>  * Naive: 16 x 16 threads per 16 x 16 outputs. */
+    //> /* x covers n (columns), y covers m (rows), z the batch; y and z at
+    //>  * most MAX_BLOCKS (blocks_for), the kernels loop over the rest.  Tiled:
+    //>  * one block of TT x TT threads per TM x TN tile of c, unless a
+    //>  * matrix of c has no more than TT * TT elements.  Naive: 16 x 16
+    //>  * threads per 16 x 16 outputs. */
     //> (void)g; (void)tiled; (void)matmul_naive_kernel; (void)matmul_tiled_kernel;
     //> return nd_not_implemented("launch_matmul", 6);
     //@ end solution launch_matmul
@@ -717,7 +872,22 @@ extern "C" nd_status nd_cuda_reduce(nd_reduce_op op, const nd_array *v, int nkep
     int64_t nred = nd_shape_numel(red.ndim, red.shape);
     simplify(&kept, 1);
     simplify(&red, 1);
-    return launch_reduce(op, kept, red, nout, nred, (float *)dst->buf->ptr);
+    pthread_mutex_lock(&reduce_lock);   /* the scratch buffer is ours */
+    nd_status s = launch_reduce(op, kept, red, nout, nred, (float *)dst->buf->ptr);
+    pthread_mutex_unlock(&reduce_lock);
+    return s;
+}
+
+/* Whether every row of every matrix of an operand (its batch view, and its
+ * row and column strides) is contiguous and starts on a 16-byte boundary:
+ * matrix starts, row starts and the buffer all aligned to 4 floats. */
+static bool rows_of_float4(const view &batch, int64_t rs, int64_t cs)
+{
+    bool ok = cs == 1 && rs % 4 == 0 && batch.offset % 4 == 0 &&
+              (uintptr_t)batch.data % 16 == 0;
+    for (int k = 0; k < batch.ndim; k++)
+        ok = ok && batch.strides[k] % 4 == 0;
+    return ok;
 }
 
 extern "C" nd_status nd_cuda_matmul(const nd_array *a, const nd_array *b, const nd_array *c,
@@ -744,5 +914,7 @@ extern "C" nd_status nd_cuda_matmul(const nd_array *a, const nd_array *b, const 
     simplify(batch, 2);
     g.abatch = batch[0];
     g.bbatch = batch[1];
+    g.a_vec = rows_of_float4(g.abatch, g.a_rs, g.a_cs);
+    g.b_vec = rows_of_float4(g.bbatch, g.b_rs, g.b_cs);
     return launch_matmul(g, tiled);
 }

@@ -24,12 +24,17 @@
  *
  * Each version is first checked: the output is cleared to 0xAB bytes, the
  * version runs, and 2^16 random positions plus the first and last 4096 are
- * compared with the index computed on the host.  Then 2 warm-up runs and
- * the median of 20 timed runs (CUDA events).  Every timed call, the copy
- * kernel's included, is one launch followed by cudaDeviceSynchronize, as
- * the library's calls are (ND_CUDA_LAUNCHED), so the ratios compare like
- * with like; on the smallest cases (32 MB) that fixed cost is a few
- * percent.  Bandwidth counts bytes read plus bytes written, in decimal
+ * compared with the index computed on the host; a version that fails is
+ * reported and not timed, and the program then exits 1.  Timing is
+ * bench_gpu.h's: 2 warm-up calls, the median of 20 calls each between CUDA
+ * events, the L2 cache flushed before each (the 32 MB cases are smaller
+ * than an H100's 50 MB L2), every call, the copy kernel's included, one
+ * launch and a cudaDeviceSynchronize, as the library's calls are
+ * (ND_CUDA_LAUNCHED), so that the ratios compare like with like.  That
+ * fixed cost is measured on an empty kernel and printed in the header,
+ * and each row gives its share of the row's time (column "launch"): on
+ * the smallest cases it is several percent, which the ratios include on
+ * both sides.  Bandwidth counts bytes read plus bytes written, in decimal
  * GB/s (1e9 bytes per second).
  */
 #include <cuda_runtime.h>
@@ -165,13 +170,7 @@ static void bench_case(const pcase &c)
     cuda_must(cudaDeviceSynchronize(), "fill");
 
     /* The ceiling: the same bytes through the copy kernel. */
-    size_t words = bytes / sizeof(uint4);
-    unsigned blocks = (unsigned)std::min<size_t>((words + 255) / 256, 65535 * 16);
-    auto copy = [&] {
-        copy16<<<blocks, 256>>>((const uint4 *)src, (uint4 *)dst, words);
-        cuda_must(cudaDeviceSynchronize(), "copy16");
-    };
-    double copy_ms = time_ms(REPEATS, copy);
+    double copy_ms = time_copy(src, dst, bytes, REPEATS);
     double copy_gbps = 2.0 * (double)bytes / (copy_ms * 1e6);
     report("permute", "copy (16 bytes/thread)", desc, copy_ms, copy_gbps, "GB/s", 1.0, "itself",
            0);
@@ -232,7 +231,8 @@ int main(int argc, char **argv)
 #endif
     if (out != NULL && (tsv = fopen(out, "w")) == NULL)
         die("cannot write %s", out);
-    write_header(name);
+    gpu_init(name);
+    write_header();
 
     static const struct {
         int ndim;

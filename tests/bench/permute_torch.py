@@ -5,12 +5,15 @@
 
 Times x.permute(perm).contiguous() on the GPU for the same shapes, element
 types and permutations as tests/bench/bench_gpu_permute.cu, against
-torch's own copy of the same bytes (dst.copy_(x)), with the same method:
-2 warm-up runs, the median of 20 runs timed with CUDA events, each run
-followed by a synchronisation; bandwidth counts bytes read plus bytes
-written, in decimal GB/s.  The result is checked against a copy made on
-the CPU at sampled positions.  The TSV has bench_gpu_permute's columns
-and names the GPU and the torch version in its header.
+torch's own copy of the same bytes (dst.copy_(x)), with the same method
+as bench_gpu.h: 2 warm-up runs, the median of 20 runs timed with CUDA
+events, each run followed by a synchronisation and preceded by an L2 flush
+(a read of twice the L2's size); the fixed cost of one such call, on a
+one-element add, is measured, printed, and given as each row's "launch"
+share.  Bandwidth counts bytes read plus bytes written, in decimal GB/s.
+The result is checked against a copy made on the CPU at sampled positions
+before it is timed.  The TSV has bench_gpu_permute's columns and names the
+GPU, its L2 and the torch version in its header.
 
 Without torch, or without a CUDA GPU, it says so and exits 0: the
 comparison is optional.
@@ -30,14 +33,15 @@ SHAPES = [  # shape, perm, fp16 shape when it differs (the 1 GiB case)
 WARMUP, REPEATS = 2, 20
 
 
-def time_ms(torch, fn):
+def time_ms(torch, fn, flush, repeats=REPEATS):
     for _ in range(WARMUP):
         fn()
     torch.cuda.synchronize()
     times = []
-    for _ in range(REPEATS):
+    for _ in range(repeats):
         start = torch.cuda.Event(enable_timing=True)
         stop = torch.cuda.Event(enable_timing=True)
+        flush.sum()  # reads the flush buffer: the L2 holds none of the case
         start.record()
         fn()
         torch.cuda.synchronize()
@@ -62,13 +66,22 @@ def main():
         print('permute_torch.py: no CUDA GPU for PyTorch; skipped')
         return 0
     name = torch.cuda.get_device_name(0)
+    l2 = torch.cuda.get_device_properties(0).L2_cache_size
+    flush = torch.ones(max(2 * l2, 1 << 20) // 4, dtype=torch.float32, device='cuda')
+    tiny = torch.zeros(1, device='cuda')
+    launch_ms = time_ms(torch, lambda: tiny.add_(1), flush, 200)
     tsv = open(args.out, 'w') if args.out else None
     if tsv:
-        tsv.write(f'# gpu: {name}\n# date: {datetime.date.today()}\n'
+        tsv.write(f'# gpu: {name}\n# l2: {l2 / 1048576:.1f} MiB\n'
+                  f'# launch+sync: {1e3 * launch_ms:.2f} us (a one-element add and '
+                  'torch.cuda.synchronize, median of 200)\n'
+                  f'# date: {datetime.date.today()}\n'
                   f'# torch: {torch.__version__}, cuda {torch.version.cuda}\n'
-                  'group\tcase\tshape\tseconds\trate\tunit\tratio\tbaseline\ttarget\tverdict\n')
+                  'group\tcase\tshape\tseconds\trate\tunit\tratio\tbaseline\ttarget\tverdict'
+                  '\tlaunch\n')
     if not args.quiet:
-        print(f'GPU: {name}, torch {torch.__version__}')
+        print(f'GPU: {name}, L2 {l2 / 1048576:.1f} MiB, torch {torch.__version__}; a call and '
+              f'its synchronisation cost {1e3 * launch_ms:.2f} us')
     gen = torch.Generator(device='cpu').manual_seed(7)
     for shape32, perm, shape16 in SHAPES:
         for dtype, label in ((torch.float32, 'fp32'), (torch.float16, 'fp16')):
@@ -89,19 +102,19 @@ def main():
                 return 1
             del y
             dst = torch.empty_like(x)
-            copy_ms = time_ms(torch, lambda: dst.copy_(x))
+            copy_ms = time_ms(torch, lambda: dst.copy_(x), flush)
             copy_gbps = 2 * nbytes / (copy_ms * 1e6)
-            ms = time_ms(torch, lambda: x.permute(*perm).contiguous())
+            ms = time_ms(torch, lambda: x.permute(*perm).contiguous(), flush)
             gbps = 2 * nbytes / (ms * 1e6)
             rows = (('torch copy_', copy_ms, copy_gbps, 1.0),
                     ('torch permute().contiguous()', ms, gbps, gbps / copy_gbps))
             for case, t, rate, ratio in rows:
                 if not args.quiet:
                     print(f'{case:<28} {desc:<30} {t:9.3f} ms {rate:8.1f} GB/s '
-                          f'{100 * ratio:6.1f}% of copy')
+                          f'{100 * ratio:6.1f}% of copy  launch {100 * launch_ms / t:4.1f}%')
                 if tsv:
                     tsv.write(f'permute-torch\t{case}\t{desc}\t{t / 1e3:.6g}\t{rate:.6g}\tGB/s\t'
-                              f'{ratio:.4f}\ttorch copy_\t0\t-\n')
+                              f'{ratio:.4f}\ttorch copy_\t0\t-\t{launch_ms / t:.4f}\n')
             del x, dst
             torch.cuda.empty_cache()
     if tsv:

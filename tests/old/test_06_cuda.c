@@ -234,6 +234,81 @@ START_TEST(reduce_special_values)
 }
 END_TEST
 
+/* Few outputs of many elements: each output's elements are split over
+ * many blocks, whose partial results a second pass folds.  Sums and maxes
+ * of 1 and of 3 long rows, one of them a transposed view (its reduced
+ * axis has stride 3); inf, -inf and nan placed far from the first block,
+ * so that only the second pass can carry them to the output. */
+START_TEST(reduce_split_outputs)
+{
+    t_rng r = t_rng_new(606);
+    static const int64_t shapes[][2] = { { 1, 1000003 }, { 70001, 3 } };
+    for (int c = 0; c < 2; c++) {
+        int64_t shape[2] = { shapes[c][0], shapes[c][1] };
+        nd_array a = t_random_array(&r, 2, shape, -1.0f, 1.0f), v, sum, max;
+        int perm[2] = { 1, 0 }, axis = 1;
+        /* (1, 10^6 + 3) as it is; (70001, 3) transposed to (3, 70001) */
+        if (c == 0)
+            T_OK(nd_as_strided(&a, 2, a.shape, a.strides, a.offset, &v));
+        else
+            T_OK(nd_permute(&a, perm, &v));
+        int64_t rows = v.shape[0], len = v.shape[1];
+        float *x = t_gather(&v), want_sum[3], want_max[3];
+        for (int64_t i = 0; i < rows; i++) {
+            double s = 0;
+            float m = -INFINITY;
+            for (int64_t j = 0; j < len; j++) {
+                s += x[i * len + j];
+                m = x[i * len + j] > m ? x[i * len + j] : m;
+            }
+            want_sum[i] = (float)s;
+            want_max[i] = m;
+        }
+        T_OK(nd_reduce(ND_SUM, &v, 1, &axis, false, &sum));
+        T_OK(nd_reduce(ND_MAX, &v, 1, &axis, false, &max));
+        char what[160];
+        snprintf(what, sizeof what, "sum over the last axis of %s (%" PRId64 ",%" PRId64
+                 "): the rows split over many blocks", c ? "a transposed" : "a", rows, len);
+        t_assert_close(&sum, want_sum, 1e-5, 1e-6 * sqrt((double)len), what,
+                       "few outputs of many elements: every block's partial result must "
+                       "reach the second pass, which folds them into the output");
+        snprintf(what, sizeof what, "max over the last axis of %s (%" PRId64 ",%" PRId64 ")",
+                 c ? "a transposed" : "a", rows, len);
+        t_assert_values(&max, want_max, what, "the second pass folds the blocks' maxes: "
+                        "start it from -INFINITY too");
+        free(x);
+        nd_release(&sum);
+        nd_release(&max);
+        nd_release(&v);
+        nd_release(&a);
+    }
+    /* 3 rows of 300000: row 0 inf near its end, row 1 inf and -inf in
+     * different blocks (nan), row 2 a nan in its last block */
+    int64_t shape[2] = { 3, 300000 };
+    float *x = t_floats(shape[0] * shape[1]);
+    for (int64_t i = 0; i < shape[0] * shape[1]; i++)
+        x[i] = 0.25f * (float)(i % 5);
+    x[0 * 300000 + 299990] = INFINITY;
+    x[1 * 300000 + 17] = INFINITY;
+    x[1 * 300000 + 250000] = -INFINITY;
+    x[2 * 300000 + 299999] = NAN;
+    nd_array a = t_array_of(2, shape, x), sum, max;
+    int axis = 1;
+    T_OK(nd_reduce(ND_SUM, &a, 1, &axis, false, &sum));
+    T_OK(nd_reduce(ND_MAX, &a, 1, &axis, false, &max));
+    const float want_sum[3] = { INFINITY, NAN, NAN }, want_max[3] = { INFINITY, INFINITY, NAN };
+    t_assert_values(&sum, want_sum, "sums of 3 rows of 300000 with inf, -inf and nan in "
+                    "different blocks", "the partial results of one output are folded like "
+                    "its elements: inf stays inf, inf + -inf and anything + nan are nan");
+    t_assert_values(&max, want_max, "maxes of the same rows", "max propagates nan (np.max), "
+                    "in the second pass too");
+    free(x);
+    nd_release(&a);
+    nd_release(&sum);
+    nd_release(&max);
+}
+END_TEST
+
 /* c = a @ b in double on the host, a and b compact. */
 static void ref_matmul(const float *a, const float *b, float *c, int64_t batch, int64_t m,
                        int64_t k, int64_t n)
@@ -280,6 +355,39 @@ START_TEST(matmul_odd_sizes)
         nd_release(&a);
         nd_release(&b);
     }
+}
+END_TEST
+
+/* More rows than 65535 blocks of 16 rows: (1048577,1) @ (1,1).  The
+ * naive kernel's 16-row blocks would need gridDim.y = 65537, past its
+ * limit of 65535 (a launch error on a GPU and on the emulator); capped,
+ * its blocks loop over rows.  (The tiled kernel passes that limit only
+ * past 65535 * 128 = 8388480 rows, too many for the emulator in a test's
+ * time: tests/check.sh runs these tests on a build whose MAX_BLOCKS is
+ * small instead.) */
+START_TEST(matmul_many_rows)
+{
+    int64_t m = 1048577, sa[2] = { m, 1 }, sb[2] = { 1, 1 }, sc[2] = { m, 1 };
+    t_rng r = t_rng_new(607);
+    nd_array a = t_random_array(&r, 2, sa, -1, 1), b = t_array_of(2, sb, (const float[]){ -2.0f });
+    float *x = t_gather(&a), *want = t_floats(m);
+    for (int64_t i = 0; i < m; i++)
+        want[i] = -2.0f * x[i];
+    for (int tiled = 0; tiled < 2; tiled++) {
+        nd_array out;
+        T_OK(tiled ? nd_matmul(&a, &b, &out) : nd_matmul_naive(&a, &b, &out));
+        t_assert_shape(&out, 2, sc, tiled ? "nd_matmul of (1048577,1) @ (1,1)"
+                                          : "nd_matmul_naive of (1048577,1) @ (1,1)");
+        t_assert_values(&out, want, tiled ? "nd_matmul of (1048577,1) @ (1,1)"
+                                          : "nd_matmul_naive of (1048577,1) @ (1,1)",
+                        "gridDim.y stops at 65535 blocks: cap it (blocks_for) and let each "
+                        "block loop over rows, i += gridDim.y * blockDim.y");
+        nd_release(&out);
+    }
+    free(x);
+    free(want);
+    nd_release(&a);
+    nd_release(&b);
 }
 END_TEST
 
@@ -363,7 +471,9 @@ Suite *suite_06_cuda(void)
     T_ADD_CUDA(s, launch_odd_sizes);
     T_ADD_CUDA(s, reduce_odd_lengths);
     T_ADD_CUDA(s, reduce_special_values);
+    T_ADD_CUDA(s, reduce_split_outputs);
     T_ADD_CUDA(s, matmul_odd_sizes);
+    T_ADD_CUDA(s, matmul_many_rows);
     T_ADD_CUDA(s, large_fill_and_add);
     T_ADD_CUDA(s, large_reduce_and_batch);
     return s;
