@@ -108,7 +108,7 @@ nvcc=$(make -s --no-print-directory -f cuda.mk cuda-env CUDA=emu | sed -n "s/^nv
 grade_gpu() {
     CUDA=gpu GRADE_BUILD_ONLY=1 bash grader/grade.sh "$2" "$logs/grade-gpu-$1" &&
         for v in normal asan; do for l in 1 2 3 4 5 6 7 all; do
-            [ -x "$logs/grade-gpu-$1/exec-$v/exec-$l" ] || { echo "no executor exec-$l ($v)"; exit 1; }
+            [ -x "$logs/grade-gpu-$1/exec-$v/exec-$l" ] || { echo "no executor exec-$l ($v)"; return 1; }
         done; done &&
         { [ ! -s "$logs/grade-gpu-$1/build-notes.tsv" ] ||
           { echo "build notes:"; cat "$logs/grade-gpu-$1/build-notes.tsv"; false; }; }
