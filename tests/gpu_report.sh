@@ -128,10 +128,10 @@ start=$SECONDS
 # 1. The public tests on the GPU.
 step tests runner "$RUNNER" -r "$OUT/tests.tsv"
 
-# 2. The slow checks, side by side.  Check's per-test timeouts stretch
-# (CK_TIMEOUT_MULTIPLIER) under the sanitizers.
+# 2. The slow checks, side by side.  The tests' CPU-time limits stretch
+# (ND_TEST_TIME_SCALE) under compute-sanitizer.
 csan() {   # csan TOOL: compute-sanitizer TOOL over lessons 6 and 7
-    step "compute-sanitizer-$1" csan env CK_TIMEOUT_MULTIPLIER=20 "$CSAN" --tool "$1" \
+    step "compute-sanitizer-$1" csan env ND_TEST_TIME_SCALE=20 "$CSAN" --tool "$1" \
         --target-processes all --report-api-errors no --error-exitcode 1 \
         "$RUNNER" -l 6 -l 7
 }
