@@ -940,25 +940,37 @@ static void print_launch(FILE *out, const ndemu_launch_stats &s, const std::vect
             (unsigned long long)s.barriers, s.load_bytes_per_interval, s.load_bytes_in_flight,
             s.atomics ? "" : "");
     if (s.atomics) fprintf(out, "   atomics %llu\n", (unsigned long long)s.atomics);
-    /* the access sites, by line */
+    /* the access sites, by line: sites of one line and kind added up
+     * (an unrolled loop is several instructions of one line) */
     std::vector<uintptr_t> pcs;
     for (const Site &t : sites) pcs.push_back(t.pc);
     std::vector<std::string> lines;
     pc_lines(pcs, lines);
-    fprintf(out, "   %-24s %-13s %10s %6s %s\n", "by line", "access", "requests", "bytes", "per request");
+    std::vector<Site> rows;
+    std::vector<std::string> names;
     for (size_t i = 0; i < sites.size(); i++) {
         const Site &t = sites[i];
         if (!t.requests) continue;
+        size_t r = 0;
+        while (r < rows.size() && !(names[r] == lines[i] && rows[r].space == t.space && rows[r].write == t.write)) r++;
+        if (r == rows.size()) {
+            rows.push_back(t);
+            names.push_back(lines[i]);
+            continue;
+        }
+        Site &x = rows[r];
+        x.requests += t.requests, x.lanes += t.lanes, x.bytes += t.bytes, x.sectors += t.sectors;
+        x.wavefronts += t.wavefronts, x.ideal += t.ideal;
+    }
+    fprintf(out, "   %-24s %-13s %10s %9s %s\n", "by line", "access", "requests", "B/thread", "per request");
+    for (size_t i = 0; i < rows.size(); i++) {
+        const Site &t = rows[i];
         const char *kind = t.space == kGlobal ? (t.write ? "global store" : "global load")
                                               : (t.write ? "shared store" : "shared load");
-        if (t.space == kGlobal)
-            fprintf(out, "   %-24s %-13s %10llu %6d %.2f sectors (ideal %.2f)\n", lines[i].c_str(), kind,
-                    (unsigned long long)t.requests, (int)t.width, ratio(t.sectors, t.requests),
-                    ratio(t.ideal, t.requests));
-        else
-            fprintf(out, "   %-24s %-13s %10llu %6d %.2f wavefronts (ideal %.2f)\n", lines[i].c_str(), kind,
-                    (unsigned long long)t.requests, (int)t.width, ratio(t.wavefronts, t.requests),
-                    ratio(t.ideal, t.requests));
+        fprintf(out, "   %-24s %-13s %10llu %9.1f %.2f %s (ideal %.2f)\n", names[i].c_str(), kind,
+                (unsigned long long)t.requests, ratio(t.bytes, t.lanes),
+                ratio(t.space == kGlobal ? t.sectors : t.wavefronts, t.requests),
+                t.space == kGlobal ? "sectors" : "wavefronts", ratio(t.ideal, t.requests));
     }
     fprintf(out, "   modelled (not measured; grader/emu/README.md, \"The model\"), at this size:\n");
     for (int g = 0; ndemu_gpu_get(g); g++) {
