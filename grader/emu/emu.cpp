@@ -396,16 +396,22 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
-/* A fault in the running kernel: the launch is abandoned. */
+/* A fault in the running kernel: the launch is abandoned, and err is
+ * sticky (as on a GPU) until cudaDeviceReset(). */
+static void vkernel_fault(cudaError_t err, const char *fmt, va_list ap)
+{
+    vset_message(fmt, ap);
+    g_block.error = true;
+    g_sticky = err;
+    g_last = err;
+}
+
 __attribute__((format(printf, 1, 2))) static void kernel_fault(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vset_message(fmt, ap);
+    vkernel_fault(cudaErrorLaunchFailure, fmt, ap);
     va_end(ap);
-    g_block.error = true;
-    g_sticky = cudaErrorLaunchFailure;
-    g_last = cudaErrorLaunchFailure;
 }
 
 static void describe_thread(char *buf, size_t len, int t)

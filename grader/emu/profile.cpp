@@ -561,16 +561,11 @@ __attribute__((format(printf, 2, 3))) static void sanitizer_fault(cudaError_t er
 {
     va_list ap;
     va_start(ap, fmt);
-    vset_message(fmt, ap);
+    vkernel_fault(err, fmt, ap);
     va_end(ap);
-    g_block.error = true;
-    g_sticky = err;
-    g_last = err;
     g_block.state[(size_t)g_tid] = kFaulted;
     wait_here();
 }
-
-static void who_is(char *buf, size_t len, int t) { describe_thread(buf, len, t); }
 
 /* ---- racecheck ---------------------------------------------------------- */
 static size_t shared_index(uintptr_t a, const SharedArray *sa)
@@ -583,8 +578,8 @@ static void race_report(const char *what, uint32_t site_a, int tid_a, uint32_t s
 {
     Prof &P = g_prof;
     char me[128], other[128];
-    who_is(me, sizeof me, g_tid);
-    who_is(other, sizeof other, tid_a);
+    describe_thread(me, sizeof me, g_tid);
+    describe_thread(other, sizeof other, tid_a);
     std::vector<uintptr_t> pcs{P.sites[site_a].pc, P.sites[site_b].pc};
     std::vector<std::string> lines;
     pc_lines(pcs, lines);
@@ -688,7 +683,7 @@ static void init_check(uintptr_t a, size_t n, bool write, uintptr_t base, size_t
     for (size_t i = 0; i < n; i++) {
         if (b.get(o + i)) continue;
         char me[128];
-        who_is(me, sizeof me, g_tid);
+        describe_thread(me, sizeof me, g_tid);
         std::string line = pc_line(P.sites[site].pc);
         sanitizer_fault(cudaErrorLaunchFailure,
                         "initcheck: kernel '%s' (launched at %s:%d): %s reads %zu byte%s at offset %zu of "
@@ -756,7 +751,7 @@ static uint32_t site_id(uintptr_t pc, int space, bool write, size_t n)
 static void host_pointer(uintptr_t a, size_t n, bool write, uintptr_t pc)
 {
     char me[128], why[512];
-    who_is(me, sizeof me, g_tid);
+    describe_thread(me, sizeof me, g_tid);
     in_device_memory((const void *)a, n, why, sizeof why);
     uintptr_t sp = g_prof.host_sp;
     bool stack = a >= sp - (8u << 20) && a < sp + (8u << 20);
@@ -798,7 +793,7 @@ static void on_access(uintptr_t a, size_t n, bool write, uintptr_t pc)
          * job in the other builds; here a fault */
         if (g_ps.host) {
             char me[128];
-            who_is(me, sizeof me, g_tid);
+            describe_thread(me, sizeof me, g_tid);
             std::string line = pc_line(pc);
             sanitizer_fault(cudaErrorIllegalAddress,
                             "kernel '%s' (launched at %s:%d): %s %s %zu bytes at %p at %s, past the end "
