@@ -262,6 +262,7 @@ $(RUNNER): $(TEST_OBJS) $(B)/libnd.a
 -include grader/grader.mk
 -include docs/docs.mk
 -include tests/workflow.mk
+-include grader/emu/profile.mk
 
 # The GPU benchmarks: nvcc, cuBLAS, linked with the library the tests ran
 # (build/TREE/normal-gpu/); they run only on a GPU (make bench, make

@@ -31,7 +31,12 @@
 #      make test L=/T=, make watch reruns after a change (inotify and
 #      polling), compile errors shown with the compiler's message,
 #      compile_commands.json
-#  10. the web book builds (every snippet tag exists, no pasted code, the
+#  10. the CUDA emulator as a profiler and a sanitizer: the model's
+#      validation table and the lessons' profiles are what the build makes
+#      (lessons/data/), make profile L=7 profiles every lesson 7 kernel
+#      version, the public tests pass on the instrumented emulator, and its
+#      racecheck names the lines of a transpose without its barriers
+#  11. the web book builds (every snippet tag exists, no pasted code, the
 #      included code compiles) and every page loads in headless Chromium
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -224,6 +229,55 @@ run "make gradescope (run_autograder grades the solution in a fake /autograder)"
 echo "== the student workflow (make status, make test, make watch)"
 bash tests/test_workflow.sh >"$logs/workflow.log" 2>&1
 add_counts "workflow" "$logs/workflow.log"
+
+echo "== the CUDA emulator as a profiler and a sanitizer (grader/emu/profile.mk)"
+# fresh: regenerated here, they must be what lessons/data/ holds
+fresh() {   # NAME TARGET FILES...: make TARGET OUT=dir, then compare each file
+    local name=$1 target=$2 dir="$logs/$2"
+    shift 2
+    mkdir -p "$dir"
+    if ! make -s "$target" TREE=solution OUT="$dir" >"$logs/$target.log" 2>&1; then
+        bad "$name: make $target failed (log: $logs/$target.log)"
+        tail -n 15 "$logs/$target.log" | sed 's/^/        /'
+        return
+    fi
+    local f stale=
+    for f in "$@"; do
+        cmp -s "$dir/$f" "lessons/data/$f" || stale="$stale $f"
+    done
+    if [ -z "$stale" ]; then ok "$name"
+    else bad "$name: lessons/data/ differs from what make $target writes:$stale (run make $target TREE=solution and commit)"; fi
+}
+fresh "the model meets the published H100 transposes (order, 10 points) and lessons/data/model-validation.* is current" \
+    model-validation model-validation.tsv model-validation.md
+fresh "the lessons' profiles (lessons/data/profile*) are what make profile-data writes" \
+    profile-data profile.tsv profile-l6.txt profile-l7.txt
+make profile L=7 TREE=solution >"$logs/profile-l7.log" 2>&1
+kernels=$(grep -c '^== \(naive_kernel\|permute_kernel\|transpose_kernel\|transpose2_kernel\)' "$logs/profile-l7.log")
+h100=$(grep -c '^     H100 SXM .* GB/s' "$logs/profile-l7.log")
+if [ "$kernels" -ge 6 ] && [ "$h100" -eq "$kernels" ]; then
+    ok "make profile L=7: a table and a modelled H100 SXM bandwidth for each of the $kernels launches of the 4 kernel versions"
+else
+    bad "make profile L=7: $kernels launches, $h100 modelled H100 rows (log: $logs/profile-l7.log)"
+fi
+make cuda-sanitize TREE=solution >"$logs/cuda-sanitize.log" 2>&1
+add_counts "public tests on the instrumented emulator (racecheck, host pointers, initcheck)" "$logs/cuda-sanitize.log"
+# racecheck on a transpose kernel without its barriers: the race and both lines
+mutant=$(mktemp -d /tmp/nd_race.XXXXXX)
+cp -r solution "$mutant/tree"
+sed -i '/^\/\/@ snippet transpose_kernel/,/^\/\/@ end snippet transpose_kernel/{/^ *__syncthreads();/d}' \
+    "$mutant/tree/src/07_permute.cu"
+make cuda-sanitize TREE="$mutant/tree" T='permute_transpose_edges[cuda]' >"$logs/racecheck-mutant.log" 2>&1
+# (the runner wraps long messages: join the lines first)
+race=$(tr '\n' ' ' <"$logs/racecheck-mutant.log" | tr -s ' ')
+if [[ $race == *"racecheck: a shared-memory race in kernel 'transpose_kernel"* ]] &&
+    [[ $race =~ (read|wrote)\ it\ at\ 07_permute.cu:[0-9]+,\ and\ thread\ .*\ (writes|reads)\ it\ at\ 07_permute.cu:[0-9]+ ]]; then
+    ok "racecheck reports a transpose without __syncthreads(), with both threads and lines"
+else
+    bad "racecheck missed the transpose without __syncthreads() (log: $logs/racecheck-mutant.log)"
+    grep -m3 'FAIL\|race' "$logs/racecheck-mutant.log" | sed 's/^/        /'
+fi
+rm -rf "$mutant" "build/$(echo "$mutant/tree" | tr / _)"
 
 echo "== the web book"
 run "make docs-check (snippets, figures, pages in Chromium)" make docs-check

@@ -370,6 +370,20 @@ static Block g_block;
 static bool g_in_launch = false;
 static int g_tid = -1; /* linear id of the running thread in its block */
 
+/* The profiler and sanitizer of the instrumented build (profile.cpp, at the
+ * end of this file).  g_prof_on is false in every other build, so these
+ * hooks cost a test per block, barrier or warp operation, never per access. */
+static bool g_prof_on = false;
+static void prof_launch_begin(const LaunchInfo &info, const void *ctx, size_t ctx_size);
+static void prof_launch_end(void);
+static void prof_block_begin(void);
+static void prof_block_end(void);
+static void prof_barrier(void);
+static void prof_warp_sync(int warp);
+static void prof_alloc(const void *p, size_t n, bool freed);
+static void prof_written(const void *dst, const void *src, size_t n);
+static int launch_registers(const LaunchInfo &info);
+
 static const char *fmt3(char *buf, size_t len, uint3 v)
 {
     snprintf(buf, len, "(%u,%u,%u)", v.x, v.y, v.z);
@@ -382,16 +396,22 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
-/* A fault in the running kernel: the launch is abandoned. */
+/* A fault in the running kernel: the launch is abandoned, and err is
+ * sticky (as on a GPU) until cudaDeviceReset(). */
+static void vkernel_fault(cudaError_t err, const char *fmt, va_list ap)
+{
+    vset_message(fmt, ap);
+    g_block.error = true;
+    g_sticky = err;
+    g_last = err;
+}
+
 __attribute__((format(printf, 1, 2))) static void kernel_fault(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vset_message(fmt, ap);
+    vkernel_fault(cudaErrorLaunchFailure, fmt, ap);
     va_end(ap);
-    g_block.error = true;
-    g_sticky = cudaErrorLaunchFailure;
-    g_last = cudaErrorLaunchFailure;
 }
 
 static void describe_thread(char *buf, size_t len, int t)
@@ -477,6 +497,7 @@ NDEMU_HOT static void resolve(void)
      * next) then reads clobbered values: a race gives a wrong answer here
      * whichever side of it thread 0 is on. */
     bool reverse = (b.released++ & 1) == 0;
+    if (g_prof_on) prof_barrier();
     b.bar_count = b.bar_acc;
     b.bar_live = b.n;
     b.bar_acc = 0;
@@ -599,9 +620,11 @@ static void run_block(void)
     b.runq.clear();
     b.runq_head = 0;
     std::fill(b.state.begin(), b.state.end(), (unsigned char)kRunning);
+    if (g_prof_on) prof_block_begin();
     Fiber *f = next_fiber();
     if (f) jump(nullptr, f); /* back when the block is finished or has failed */
     if (b.error) abandon_fibers();
+    else if (g_prof_on) prof_block_end();
 }
 
 /* ------------------------------------------------------------------------
@@ -671,6 +694,21 @@ NDEMU_HOT unsigned long long warp_op(const char *file, int line, const char *wha
         return value;
     }
     unsigned em = mask & lanes_existing(w);
+    if (em != mask) {
+        /* A GPU's behaviour is undefined here (compute-sanitizer's synccheck
+         * reports it): the mask must name only lanes that exist. */
+        describe_thread(who, sizeof who, me);
+        int last = __builtin_popcount(lanes_existing(w)) - 1;
+        kernel_fault("%s() at %s:%d in kernel '%s': %s passes the mask 0x%08x, which names lanes "
+                     "that do not exist: the block has %d threads, so warp %d has lanes 0..%d only "
+                     "(mask 0x%08x); name only lanes that exist, e.g. __activemask() or "
+                     "(1u << n) - 1 for the first n",
+                     what, base_name(file), line, b.info->kernel, who, mask, b.n, w, last,
+                     lanes_existing(w));
+        b.state[(size_t)me] = kFaulted;
+        wait_here();
+        return value;
+    }
     if (!(em >> lane & 1u)) {
         describe_thread(who, sizeof who, me);
         kernel_fault("%s() at %s:%d in kernel '%s': %s is lane %d of warp %d, but the mask 0x%08x "
@@ -729,6 +767,7 @@ NDEMU_HOT unsigned long long warp_op(const char *file, int line, const char *wha
                 lanes[nl++] = t;
             }
             b.runq.insert(b.runq.begin() + (long)b.runq_head, lanes, lanes + nl);
+            if (g_prof_on) prof_warp_sync(w);
         }
     }
     Rendezvous &r = b.rdv[(size_t)ri]; /* b.rdv may have grown while we waited */
@@ -755,8 +794,21 @@ NDEMU_HOT unsigned long long warp_op(const char *file, int line, const char *wha
         break;
     }
     }
-    if (op >= kShfl && op <= kShflXor)
-        out = (src >= 0 && src < 32 && (em >> src & 1u)) ? r.value[src] : value;
+    if (op >= kShfl && op <= kShflXor) {
+        if (!(em >> src & 1u)) {
+            /* A GPU returns an undefined value: refuse, naming both lanes. */
+            describe_thread(who, sizeof who, me);
+            kernel_fault("%s() at %s:%d in kernel '%s': %s (lane %d) reads the value of lane %d, "
+                         "which is not in the mask 0x%08x; a shuffle may read only lanes of its "
+                         "mask (a GPU returns an undefined value)",
+                         what, base_name(file), line, b.info->kernel, who, lane, src, mask);
+            if (--r.readers == 0) b.rdv_free.push_back(ri);
+            b.state[(size_t)me] = kFaulted;
+            wait_here();
+            return value;
+        }
+        out = r.value[src];
+    }
     if (--r.readers == 0) b.rdv_free.push_back(ri);
     return out;
 }
@@ -778,7 +830,28 @@ unsigned char *const dynamic_shared_base = g_dynamic_shared;
  * --------------------------------------------------------------------- */
 static bool valid_stream(cudaStream_t s);
 
-void run_launch(const LaunchInfo &info, Thunk thunk, void *ctx)
+/* cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, n):
+ * kernel -> n.  Above 48 KiB a launch needs it, as on a GPU. */
+static std::map<const void *, int> *g_max_dynamic_p;
+#define g_max_dynamic forever(g_max_dynamic_p)
+static const size_t kDefaultDynamicShared = 48 * 1024;
+
+cudaError_t func_set_attribute(const void *fn, cudaFuncAttribute attr, int value)
+{
+    if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
+        if (value < 0 || value > kMaxDynamicShared)
+            return fail(cudaErrorInvalidValue,
+                        "cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize, %d): it "
+                        "must be 0 to %d bytes (227 KiB, as on an H100)",
+                        value, (int)kMaxDynamicShared);
+        g_max_dynamic[fn] = value;
+        return cudaSuccess;
+    }
+    if (attr == cudaFuncAttributePreferredSharedMemoryCarveout) return cudaSuccess;
+    return fail(cudaErrorInvalidValue, "cudaFuncSetAttribute: attribute %d is not emulated", (int)attr);
+}
+
+void run_launch(const LaunchInfo &info, Thunk thunk, void *ctx, size_t ctx_size)
 {
     const char *k = info.kernel;
     const char *where = base_name(info.file);
@@ -821,11 +894,40 @@ void run_launch(const LaunchInfo &info, Thunk thunk, void *ctx)
              k, where, info.line, info.shmem, (int)kMaxDynamicShared);
         return;
     }
+    if (info.shmem > kDefaultDynamicShared) {
+        auto it = g_max_dynamic.find(info.fn);
+        if (it == g_max_dynamic.end() || info.shmem > (size_t)it->second) {
+            fail(cudaErrorInvalidValue,
+                 "launch of kernel '%s' at %s:%d asks for %zu bytes of dynamic shared memory; "
+                 "above 48 KiB (49152 bytes) a GPU refuses the launch unless "
+                 "cudaFuncSetAttribute(%s, cudaFuncAttributeMaxDynamicSharedMemorySize, %zu) "
+                 "allowed it first%s",
+                 k, where, info.line, info.shmem, k, info.shmem,
+                 it == g_max_dynamic.end() ? "" : " (it allows less)");
+            return;
+        }
+    }
     if (!valid_stream(info.stream)) {
         fail(cudaErrorInvalidResourceHandle,
              "launch of kernel '%s' at %s:%d on stream %p, which is not a live stream", k, where,
              info.line, (void *)info.stream);
         return;
+    }
+    int regs = launch_registers(info);
+    if (regs > 0) {
+        /* Registers are allocated per warp, in units of 256. */
+        unsigned long long warps = (nthreads + 31) / 32;
+        unsigned long long per_warp = ((unsigned long long)regs * 32 + 255) / 256 * 256;
+        if (warps * per_warp > 65536) {
+            fail(cudaErrorLaunchOutOfResources,
+                 "launch of kernel '%s' at %s:%d with %llu threads per block: the kernel uses %d "
+                 "registers per thread (ptxas), so a block needs %llu registers and an SM has "
+                 "65536; launch fewer threads per block, or give the kernel "
+                 "__launch_bounds__(%llu) so that the compiler uses at most %llu per thread",
+                 k, where, info.line, nthreads, regs, warps * per_warp, nthreads,
+                 65536 / (warps * 32) / 8 * 8);
+            return;
+        }
     }
 #ifdef NDEMU_ASAN
     __asan_unpoison_memory_region(g_dynamic_shared, info.shmem);
@@ -851,6 +953,7 @@ void run_launch(const LaunchInfo &info, Thunk thunk, void *ctx)
     b.open.assign((size_t)(n + 31) / 32, std::vector<int>());
     g_builtins.block_dim = bl;
     g_builtins.grid_dim = g;
+    prof_launch_begin(info, ctx, ctx_size);
     fenv_t fenv; /* the host's floating-point environment, restored after the kernel */
     fegetenv(&fenv);
     g_in_launch = true;
@@ -866,6 +969,7 @@ void run_launch(const LaunchInfo &info, Thunk thunk, void *ctx)
     g_in_launch = false;
     fesetenv(&fenv);
     g_tid = -1;
+    if (g_prof_on) prof_launch_end();
     b.info = nullptr;
 }
 
@@ -989,6 +1093,7 @@ cudaError_t cudaMalloc(void **p, size_t size)
     if (rounded < size || posix_memalign(&m, 256, size) != 0 || !m)
         return fail(cudaErrorMemoryAllocation, "cudaMalloc of %zu bytes: out of memory", size);
     g_allocs[(uintptr_t)m] = size;
+    prof_alloc(m, size, false);
     *p = m;
     return cudaSuccess;
 }
@@ -1023,6 +1128,7 @@ cudaError_t cudaFree(void *p)
         return fail(cudaErrorInvalidValue,
                     "cudaFree(%p): not a pointer returned by cudaMalloc, or already freed", p);
     }
+    prof_alloc(p, it->second, true);
     g_allocs.erase(it);
     free(p);
     NDEMU_STICKY();
@@ -1065,6 +1171,7 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind 
         return fail(cudaErrorInvalidValue, "cudaMemcpy(%p, %p, %zu bytes, %s): the source: %s", dst, src,
                     count, kind_name(kind), why);
     memmove(dst, src, count);
+    if (dst_dev) prof_written(dst, src_dev ? src : nullptr, count);
     return cudaSuccess;
 }
 
@@ -1085,6 +1192,7 @@ cudaError_t cudaMemset(void *p, int value, size_t count)
     if (!in_device_memory(p, count, why, sizeof why))
         return fail(cudaErrorInvalidValue, "cudaMemset(%p, %d, %zu bytes): %s", p, value, count, why);
     memset(p, value, count);
+    prof_written(p, nullptr, count);
     return cudaSuccess;
 }
 
@@ -1119,8 +1227,12 @@ cudaError_t cudaDeviceSynchronize(void)
 
 cudaError_t cudaDeviceReset(void)
 {
-    for (auto &a : g_allocs) free((void *)a.first);
+    for (auto &a : g_allocs) {
+        prof_alloc((void *)a.first, a.second, true);
+        free((void *)a.first);
+    }
     g_allocs.clear();
+    g_max_dynamic.clear();
     for (const void *s : g_streams) delete (const CUstream_st *)s;
     for (const void *e : g_events) delete (const CUevent_st *)e;
     g_streams.clear();
@@ -1355,3 +1467,8 @@ cudaError_t cudaRuntimeGetVersion(int *v)
 }
 
 } /* extern "C" */
+
+/* The profiler, the sanitizer and the performance model: one translation
+ * unit with the runtime, whose state they read. */
+#include "profile.cpp"
+#include "model.cpp"

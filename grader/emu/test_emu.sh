@@ -1,8 +1,10 @@
 #!/bin/sh
 # Self-tests of the CPU emulator of CUDA (grader/emu): builds tests/*.cu
 # with it (-O2, and -O1 with AddressSanitizer + UBSan), runs them, checks
-# the broken kernels are caught, checks cu2cpp.py, and checks that the
-# tests are real CUDA with nvcc when it is installed.
+# the broken kernels are caught, checks cu2cpp.py, checks the instrumented
+# build's counters and sanitizer (tests/sanitize.cu) and the registers x
+# threads limit (tests/registers.cu, regs.py), and checks that the tests
+# are real CUDA with nvcc when it is installed.
 # Prints one line per check and ends with "N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,6 +19,9 @@ WARN="-std=c++17 -g -Wall -Wextra -Werror -Wshadow -I grader/emu/include -iquote
 OPT="$WARN -O2"
 SAN="$WARN -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 ASAN_ONLY="$WARN -O1 -fsanitize=address -fno-omit-frame-pointer"
+# The instrumented build (README, "Profiling"): device code only; the
+# runtime is the plain -O2 object, and nothing links ThreadSanitizer.
+INST="$WARN -gdwarf-4 -O2 -fsanitize=thread --param=tsan-instrument-func-entry-exit=0 -fno-tree-sra -DNDEMU_INSTRUMENTED"
 pass=0
 fail=0
 ok() { pass=$((pass + 1)); echo "PASS: $*"; }
@@ -35,8 +40,13 @@ done
 # Rewrite and build one test: build NAME MODE FLAGS
 build() {
     name=$1 mode=$2 flags=$3
-    python3 grader/emu/cu2cpp.py "grader/emu/tests/$name.cu" "$out/$name.cpp" 2>"$out/$name.$mode.log" &&
+    python3 grader/emu/cu2cpp.py "grader/emu/tests/$name.cu" "$out/$name.cpp" 2>"$out/$name.$mode.log" || return 1
+    if [ "$mode" = inst ]; then
+        $CXX $flags -c "$out/$name.cpp" -o "$out/$name.inst.o" 2>>"$out/$name.$mode.log" &&
+            $CXX "$out/$name.inst.o" "$out/emu_opt.o" -o "$out/$name.$mode" 2>>"$out/$name.$mode.log"
+    else
         $CXX $flags "$out/$name.cpp" "$out/emu_$mode.o" -o "$out/$name.$mode" 2>>"$out/$name.$mode.log"
+    fi
 }
 
 # Run a test program and turn its "ok" / "not ok" lines into checks.
@@ -107,6 +117,57 @@ for t in oob_global oob_shared; do
     done
 done
 
+# The instrumented build: exact counts of small kernels, and the sanitizer
+# (a race, a host pointer, an uninitialised read) reporting their lines.
+if build sanitize inst "$INST"; then
+    ok "[inst] sanitize.cu builds with the instrumentation, warning-free"
+    run_checks sanitize inst
+    if grep -q '^   by line' "$out/sanitize.inst.out" && grep -q 'modelled (not measured' "$out/sanitize.inst.out"; then
+        ok "[inst] ndemu_profile_print: the table by line and the modelled times"
+    else
+        bad "[inst] ndemu_profile_print printed no table:"; tail -n 20 "$out/sanitize.inst.out"
+    fi
+else
+    bad "[inst] sanitize.cu does not build:"
+    cat "$out/sanitize.inst.log"
+fi
+# Without the instrumentation nothing is recorded, and nothing is checked.
+if build sanitize opt "$OPT"; then
+    "$out/sanitize.opt" >"$out/sanitize.opt.out" 2>&1
+    if grep -q '^not ok the instrumented build records' "$out/sanitize.opt.out"; then
+        ok "[opt] the plain build records nothing (ndemu_profile_enabled() is 0)"
+    else
+        bad "[opt] the plain build claims to record:"; head -n 5 "$out/sanitize.opt.out"
+    fi
+else
+    bad "[opt] sanitize.cu does not build:"; cat "$out/sanitize.opt.log"
+fi
+
+# Registers x threads: a table giving fat() 128 registers refuses 1024
+# threads (128 x 1024 > 65536); 64 registers do not.
+if build registers opt "$OPT"; then
+    for r in 128 64; do
+        printf 'fat(float*)\t%d\t0\n' "$r" >"$out/registers.$r.tsv"
+        NDEMU_REGISTERS="$out/registers.$r.tsv" "$out/registers.opt" "$r" >"$out/registers.opt.out" 2>&1
+        while IFS= read -r line; do
+            case $line in
+            "ok "*) ok "[opt] registers ($r per thread): ${line#ok }" ;;
+            "not ok "*) bad "[opt] registers ($r per thread): ${line#not ok }" ;;
+            esac
+        done <"$out/registers.opt.out"
+    done
+else
+    bad "[opt] registers.cu does not build:"; cat "$out/registers.opt.log"
+fi
+# regs.py: keys as the emulator looks them up, from ptxas's own report.
+printf "ptxas info    : Compiling entry function '_ZN4demo6kernelILi4EfEEvPKT0_PS1_l' for 'sm_90'\nptxas info    : Used 40 registers, 4224 bytes smem, 380 bytes cmem[0]\nptxas info    : Compiling entry function '_Z3fatPf' for 'sm_90'\nptxas info    : Used 8 registers, 352 bytes cmem[0]\n" >"$out/ptxas.log"
+if python3 grader/emu/regs.py "$out/ptxas.log" >"$out/regs.tsv" 2>"$out/regs.err" &&
+    printf 'fat(float*)\t8\t0\nkernel(float const*, float*, long)\t40\t4224\n' | cmp -s - "$out/regs.tsv"; then
+    ok "regs.py: one line per kernel, without namespace, template arguments or return type"
+else
+    bad "regs.py: unexpected table:"; cat "$out/regs.tsv" "$out/regs.err"
+fi
+
 # cu2cpp.py: line numbers, multi-line arguments, templates, comments and
 # strings, and launches it cannot rewrite.
 cu=$out/lines.cu
@@ -170,6 +231,14 @@ if [ -x "$NVCC" ] || command -v "$NVCC" >/dev/null 2>&1; then
             cat "$out/$b.nvcc.log"
         fi
     done
+    # ptxas's own register count, looked up by the emulator's key
+    if "$NVCC" -arch=sm_90 -Xptxas -v -c grader/emu/tests/registers.cu -o "$out/registers.nvcc.o" \
+        >"$out/registers.ptxas.log" 2>&1 && python3 grader/emu/regs.py "$out/registers.ptxas.log" >"$out/registers.nvcc.tsv" &&
+        grep -q '^fat(float\*)	[0-9]' "$out/registers.nvcc.tsv"; then
+        ok "regs.py reads nvcc's ptxas report: fat(float*) uses $(cut -f2 "$out/registers.nvcc.tsv") registers"
+    else
+        bad "regs.py found no fat(float*) in nvcc's ptxas report:"; cat "$out/registers.ptxas.log" "$out/registers.nvcc.tsv"
+    fi
 else
     echo "note: nvcc not found (set NVCC=...); skipped the check that the tests are real CUDA"
 fi

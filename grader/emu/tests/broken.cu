@@ -98,6 +98,31 @@ __global__ void warp_block_deadlock(int *out)
 
 __global__ void ok_kernel(int *out) { out[threadIdx.x] = (int)threadIdx.x; }
 
+/* what a GPU refuses too (issue #14) */
+static const int kLinePartial = __LINE__ + 4;
+__global__ void partial_warp_full_mask(int *out)
+{
+    int v = (int)threadIdx.x;
+    v += __shfl_down_sync(0xffffffff, v, 1); /* 48 threads: lanes 16..31 of warp 1 do not exist */
+    out[threadIdx.x] = v;
+}
+
+static const int kLineOutside = __LINE__ + 5;
+__global__ void shfl_outside_mask(int *out)
+{
+    int v = (int)threadIdx.x;
+    if (threadIdx.x < 16)
+        v = __shfl_sync(0x0000ffffu, v, 20); /* lane 20 is not in the mask */
+    out[threadIdx.x] = v;
+}
+
+__global__ void big_dynamic(int *out)
+{
+    extern __shared__ int dyn[];
+    dyn[threadIdx.x] = (int)threadIdx.x;
+    out[threadIdx.x] = dyn[threadIdx.x];
+}
+
 #ifdef NDEMU
 static bool contains(const char *s, const char *what) { return strstr(s, what) != NULL; }
 #endif
@@ -212,6 +237,36 @@ int main(void)
     CUDA_OK(cudaMalloc(&d, 1024 * sizeof(int)));
     warp_block_deadlock<<<1, 32>>>(d);
     expect_fault("__shfl_sync and __syncthreads waiting for each other", "deadlock", "__syncthreads");
+
+    CUDA_OK(cudaMalloc(&d, 1024 * sizeof(int)));
+    partial_warp_full_mask<<<1, 48>>>(d);
+    line_names(l1, sizeof l1, kLinePartial);
+    expect_fault("a full mask in a partial warp", l1, "lanes that do not exist");
+
+    CUDA_OK(cudaMalloc(&d, 1024 * sizeof(int)));
+    shfl_outside_mask<<<1, 32>>>(d);
+    line_names(l1, sizeof l1, kLineOutside);
+    expect_fault("__shfl_sync from a lane outside the mask", l1, "lane 20, which is not in the mask");
+
+    {
+        CUDA_OK(cudaMalloc(&d, 1024 * sizeof(int)));
+        big_dynamic<<<1, 32, 64 * 1024>>>(d);
+        cudaError_t big = cudaGetLastError();
+        CHECK("64 KiB of dynamic shared memory without cudaFuncSetAttribute: cudaErrorInvalidValue, not sticky",
+              big == cudaErrorInvalidValue && cudaDeviceSynchronize() == cudaSuccess, "got %s",
+              cudaGetErrorName(big));
+#ifdef NDEMU
+        CHECK("... the message names the launch and the call that allows it",
+              contains(emu_message(), "broken.cu:") && contains(emu_message(), "cudaFuncSetAttribute(big_dynamic"),
+              "message: %s", emu_message());
+#endif
+        CUDA_OK(cudaFuncSetAttribute(big_dynamic, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 1024));
+        big_dynamic<<<1, 32, 64 * 1024>>>(d);
+        CHECK("... and with the attribute set, the launch runs", cudaGetLastError() == cudaSuccess &&
+                                                                     cudaDeviceSynchronize() == cudaSuccess,
+              "failed: %s", emu_message());
+        cudaFree(d);
+    }
 
     /* Runtime errors: the right codes, not sticky. */
     CUDA_OK(cudaMalloc(&d, 1024 * sizeof(int)));

@@ -1,0 +1,1073 @@
+/* profile.cpp -- the emulator as a profiler and a sanitizer (included at the
+ * end of emu.cpp, whose state it reads; grader/emu/README.md, "Profiling").
+ *
+ * In the instrumented build the lesson's device code is compiled with gcc's
+ * -fsanitize=thread instrumentation, and this file supplies the functions
+ * that instrumentation calls on every load and store (__tsan_read4(addr),
+ * __tsan_write16(addr), ...), in place of ThreadSanitizer's runtime, which
+ * is not linked.  The call's return address names the access site (the
+ * instruction).  An access made inside a kernel is then
+ *
+ *   - classified by its address: the thread's own stack and the kernel's
+ *     parameters (not counted), global memory (a cudaMalloc allocation),
+ *     shared memory (a __shared__ array: the program's symbol table lists
+ *     it as a function's static variable; or dynamic shared memory),
+ *     static storage of the program (a __device__ or __constant__
+ *     variable, a constant; allowed, not counted), anything else (a host
+ *     pointer: a fault, as on a GPU);
+ *   - grouped with the accesses of the other lanes of its warp at the same
+ *     site for the same time (per thread, the k-th execution of a site):
+ *     one group is one request, whose sectors (global) or wavefronts
+ *     (shared) are counted when the block reaches a barrier or ends;
+ *   - checked: racecheck (shared memory written by one thread and read or
+ *     written by another with no barrier between), initcheck (global
+ *     memory read before anything wrote it).
+ *
+ * Elsewhere (every build without the instrumentation) nothing calls the
+ * __tsan_ functions, __tsan_init never runs, g_prof_on stays false, and
+ * the C API below reports that nothing is recorded.
+ */
+#include <cxxabi.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <sys/stat.h>
+#include <unordered_map>
+
+namespace ndemu {
+
+/* ---- settings --------------------------------------------------------- */
+struct ProfSettings {
+    bool instrumented = false; /* an instrumented object is linked (__tsan_init ran) */
+    bool race = true, host = true, init = true; /* NDEMU_SANITIZE */
+    int print = 0;                              /* NDEMU_PROFILE: print each launch */
+    FILE *tsv = nullptr;                        /* NDEMU_PROFILE_TSV: a row per launch */
+    bool read_env = false;
+};
+static ProfSettings g_ps;
+
+static void prof_settings(void)
+{
+    if (g_ps.read_env) return;
+    g_ps.read_env = true;
+    const char *s = getenv("NDEMU_SANITIZE");
+    if (s && *s) {
+        /* "0" or "none": nothing; else a list of race, host, init */
+        bool all = strcmp(s, "1") == 0 || strcmp(s, "all") == 0;
+        g_ps.race = all || strstr(s, "race");
+        g_ps.host = all || strstr(s, "host");
+        g_ps.init = all || strstr(s, "init");
+    }
+    const char *p = getenv("NDEMU_PROFILE");
+    g_ps.print = p && *p && *p != '0';
+    const char *t = getenv("NDEMU_PROFILE_TSV");
+    if (t && *t) {
+        g_ps.tsv = fopen(t, "a");
+        if (!g_ps.tsv) fprintf(stderr, "ndemu: cannot append to NDEMU_PROFILE_TSV=%s: %s\n", t, strerror(errno));
+    }
+}
+
+/* ---- access sites ----------------------------------------------------- */
+enum Space : unsigned char { kGlobal = 0, kShared = 1 };
+
+/* One access site: an instruction (return address of the callback), the
+ * memory it went to and whether it stores. */
+struct Site {
+    uintptr_t pc;
+    unsigned char space, write, width;
+    uint32_t launch;          /* the last launch that used it */
+    /* this launch's totals, for the per-line table */
+    uint64_t requests, lanes, bytes, sectors, wavefronts, ideal;
+};
+
+struct Group {                /* one request being gathered */
+    uint32_t site;
+    uint32_t lanes;           /* lanes that took part */
+    uint32_t size;            /* bytes per lane */
+    uintptr_t addr[32];
+};
+
+struct Bits {                 /* one bit per byte or per sector */
+    std::vector<uint64_t> w;
+    bool get(size_t i) const { return w[i >> 6] >> (i & 63) & 1u; }
+    bool set(size_t i)        /* true if it was clear */
+    {
+        uint64_t m = 1ull << (i & 63), &x = w[i >> 6];
+        bool was = x & m;
+        x |= m;
+        return !was;
+    }
+};
+
+/* Racecheck's record of one byte of shared memory. */
+struct ShadowByte {
+    uint32_t wepoch, repoch;  /* barrier interval of the last write / read */
+    uint32_t wwarp_epoch, rwarp_epoch;
+    uint32_t wsite, rsite;
+    uint16_t wtid, rtid;
+    bool rmany;               /* several threads read in repoch */
+};
+
+struct Prof {
+    ndemu_launch_stats cur;
+    std::vector<Site> sites;                      /* this program's sites */
+    std::unordered_map<uint64_t, uint32_t> site_of; /* (pc, space, write) -> index */
+    std::vector<uint32_t> launch_sites;           /* sites used in this launch */
+    /* per thread of the block: executions of each site so far in this
+     * barrier interval; per warp and site: the groups, by execution */
+    std::vector<std::vector<uint32_t>> occ;
+    std::vector<std::vector<std::vector<uint32_t>>> widx;
+    std::vector<Group> groups;
+    std::vector<uint32_t> ld_bytes;               /* per thread, this interval */
+    double interval_bytes = 0, interval_capped = 0;
+    uint64_t intervals = 0;
+    /* distinct sectors read and written, per allocation (base -> bits) */
+    std::unordered_map<uintptr_t, Bits> dram_rd, dram_wr;
+    /* the __shared__ arrays this launch touched */
+    std::vector<const void *> sh_used;
+    size_t dyn_hi = 0;
+    const void *ctx = nullptr;
+    size_t ctx_size = 0;
+    /* racecheck */
+    std::vector<ShadowByte> shadow;               /* static section, then dynamic */
+    uint32_t epoch = 1;                           /* barrier intervals, program-wide */
+    std::vector<uint32_t> warp_epoch;             /* per warp: __syncwarp and shuffles */
+    /* initcheck: bytes of each allocation written so far */
+    std::map<uintptr_t, Bits> init;
+    /* the last allocation found, for the next access */
+    uintptr_t hit_base = 0, hit_end = 0;
+    uintptr_t host_sp = 0;                        /* near the host's stack pointer */
+    uint32_t nlaunch = 0;                         /* launches begun */
+    struct { uint64_t key; uint32_t id; } cache[1024] = {}; /* (pc, space, write) -> site */
+    double t0 = 0;
+    std::vector<ndemu_launch_stats> launches;
+    std::vector<std::vector<Site>> launch_site_tables; /* per launch: its sites' totals */
+};
+static Prof *g_prof_p;
+#define g_prof forever(g_prof_p)
+
+static double now_s(void) { return (double)clock_ticks() * 1e-9; }
+
+/* ---- shared memory ------------------------------------------------------ */
+/* A __shared__ array is a function's static variable (cuda_runtime.h):
+ * the program's symbol table names it "_ZZ<function>E<name>", in a
+ * writable section.  Device code has no other static variables inside
+ * functions, so every such array a kernel touches is shared memory.  Read
+ * once, from /proc/self/exe.  Racecheck's records follow one another in
+ * the order of this list, then the dynamic shared memory. */
+struct SharedArray {
+    uintptr_t lo, hi;
+    size_t shadow; /* index of its first byte in Prof::shadow */
+    std::string name;
+};
+static std::vector<SharedArray> *g_shared_p;
+#define g_shared forever(g_shared_p)
+static size_t g_shared_bytes = 0; /* all of them */
+static bool g_shared_read = false;
+
+static int main_bias(struct dl_phdr_info *info, size_t, void *data)
+{
+    *(uintptr_t *)data = info->dlpi_addr; /* the first entry: the program */
+    return 1;
+}
+
+static void read_shared_arrays(void)
+{
+    g_shared_read = true;
+    int fd = open("/proc/self/exe", O_RDONLY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        if (fd >= 0) close(fd);
+        return;
+    }
+    void *m = mmap(nullptr, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED) return;
+    const unsigned char *base = (const unsigned char *)m;
+    const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)base;
+    uintptr_t bias = 0;
+    dl_iterate_phdr(main_bias, &bias);
+    if ((size_t)st.st_size >= sizeof *eh && memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 &&
+        eh->e_shoff + (size_t)eh->e_shnum * sizeof(ElfW(Shdr)) <= (size_t)st.st_size) {
+        const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(base + eh->e_shoff);
+        for (int i = 0; i < eh->e_shnum; i++) {
+            if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum) continue;
+            const ElfW(Sym) *sym = (const ElfW(Sym) *)(base + sh[i].sh_offset);
+            size_t nsym = sh[i].sh_size / sizeof(ElfW(Sym));
+            const char *str = (const char *)(base + sh[sh[i].sh_link].sh_offset);
+            for (size_t k = 0; k < nsym; k++) {
+                const ElfW(Sym) &y = sym[k];
+                if (ELF64_ST_TYPE(y.st_info) != STT_OBJECT || y.st_size == 0 || y.st_shndx == SHN_UNDEF ||
+                    y.st_shndx >= eh->e_shnum)
+                    continue;
+                const ElfW(Shdr) &in = sh[y.st_shndx];
+                if (!(in.sh_flags & SHF_WRITE) || !(in.sh_flags & SHF_ALLOC) || (in.sh_flags & SHF_TLS)) continue;
+                const char *name = str + y.st_name;
+                if (strncmp(name, "_ZZ", 3) != 0) continue;
+                std::string pretty;
+                type_name(name, pretty);
+                g_shared.push_back(SharedArray{bias + y.st_value, bias + y.st_value + y.st_size, 0, pretty});
+            }
+        }
+    }
+    munmap(m, (size_t)st.st_size);
+    std::sort(g_shared.begin(), g_shared.end(),
+              [](const SharedArray &x, const SharedArray &y) { return x.lo < y.lo; });
+    for (SharedArray &a : g_shared) {
+        a.shadow = g_shared_bytes;
+        g_shared_bytes += a.hi - a.lo;
+    }
+}
+
+/* The __shared__ array holding a, or null. */
+static const SharedArray *shared_array(uintptr_t a)
+{
+    std::vector<SharedArray> &v = g_shared;
+    size_t lo = 0, hi = v.size();
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (a < v[mid].lo) hi = mid;
+        else if (a >= v[mid].hi) lo = mid + 1;
+        else return &v[mid];
+    }
+    return nullptr;
+}
+
+/* ---- source lines ----------------------------------------------------- */
+/* The module holding pc and its load bias, for addr2line. */
+struct ModuleHit {
+    uintptr_t pc;
+    const char *name;
+    uintptr_t bias;
+};
+static int find_module(struct dl_phdr_info *info, size_t, void *data)
+{
+    ModuleHit *h = (ModuleHit *)data;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+        if (ph.p_type != PT_LOAD) continue;
+        uintptr_t lo = info->dlpi_addr + ph.p_vaddr;
+        if (h->pc >= lo && h->pc < lo + ph.p_memsz) {
+            h->name = info->dlpi_name;
+            h->bias = info->dlpi_addr;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* "07_permute.cu:289" for each pc (the access instruction's return
+ * address), by one run of addr2line (binutils), which reads the DWARF line
+ * table; "pc 0x..." where that is not possible (no debug information, or
+ * no way to run addr2line, as in the grader's sandbox). */
+static void pc_lines(const std::vector<uintptr_t> &pcs, std::vector<std::string> &out)
+{
+    out.assign(pcs.size(), std::string());
+    std::string cmd, exe;
+    std::vector<size_t> asked;
+    for (size_t i = 0; i < pcs.size(); i++) {
+        char buf[48];
+        snprintf(buf, sizeof buf, "pc %#lx", (unsigned long)pcs[i]);
+        out[i] = buf;
+        ModuleHit h{pcs[i] - 1, nullptr, 0};
+        if (!dl_iterate_phdr(find_module, &h)) continue;
+        std::string name = h.name && *h.name ? h.name : "/proc/self/exe";
+        if (exe.empty()) exe = name;
+        if (name != exe) continue; /* one module per run: the program */
+        snprintf(buf, sizeof buf, " %#lx", (unsigned long)(pcs[i] - 1 - h.bias));
+        cmd += buf;
+        asked.push_back(i);
+    }
+    if (asked.empty()) return;
+    char real[4096];
+    ssize_t n = readlink(exe.c_str(), real, sizeof real - 1);
+    if (n > 0) {
+        real[n] = '\0';
+        exe = real;
+    }
+    std::string full = "addr2line -e '" + exe + "'" + cmd + " 2>/dev/null";
+    FILE *p = popen(full.c_str(), "r");
+    if (!p) return;
+    char line[1024];
+    size_t k = 0;
+    while (k < asked.size() && fgets(line, sizeof line, p)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *d = strstr(line, " (discriminator");
+        if (d) *d = '\0';
+        if (line[0] != '?') out[asked[k]] = base_name(line);
+        k++;
+    }
+    pclose(p);
+}
+
+static std::string pc_line(uintptr_t pc)
+{
+    std::vector<std::string> out;
+    pc_lines(std::vector<uintptr_t>{pc}, out);
+    return out[0];
+}
+
+/* ---- launch, block, barrier ------------------------------------------- */
+static void flush_groups(void);
+
+static void prof_launch_begin(const LaunchInfo &info, const void *ctx, size_t ctx_size)
+{
+    if (!g_ps.instrumented) return;
+    prof_settings();
+    g_prof_on = true;
+    Prof &P = g_prof;
+    ndemu_launch_stats &s = P.cur;
+    memset(&s, 0, sizeof s);
+    snprintf(s.kernel, sizeof s.kernel, "%s", info.kernel);
+    snprintf(s.file, sizeof s.file, "%s", base_name(info.file));
+    s.line = info.line;
+    s.grid[0] = info.grid.x, s.grid[1] = info.grid.y, s.grid[2] = info.grid.z;
+    s.block[0] = info.block.x, s.block[1] = info.block.y, s.block[2] = info.block.z;
+    int n = g_block.n;
+    s.threads = (uint64_t)info.grid.x * info.grid.y * info.grid.z * (uint64_t)n;
+    s.shared_dynamic = info.shmem;
+    s.registers = launch_registers(info);
+    P.ctx = ctx;
+    P.ctx_size = ctx_size;
+    P.occ.assign((size_t)n, std::vector<uint32_t>());
+    P.widx.assign((size_t)(n + 31) / 32, std::vector<std::vector<uint32_t>>());
+    P.warp_epoch.assign((size_t)(n + 31) / 32, 1);
+    P.ld_bytes.assign((size_t)n, 0);
+    P.groups.clear();
+    P.interval_bytes = P.interval_capped = 0;
+    P.intervals = 0;
+    P.dram_rd.clear();
+    P.dram_wr.clear();
+    P.sh_used.clear();
+    P.dyn_hi = 0;
+    if (!g_shared_read) read_shared_arrays();
+    for (uint32_t id : P.launch_sites) {
+        Site &t = P.sites[id];
+        t.requests = t.lanes = t.bytes = t.sectors = t.wavefronts = t.ideal = 0;
+    }
+    P.launch_sites.clear();
+    P.hit_base = P.hit_end = 0;
+    P.host_sp = (uintptr_t)__builtin_frame_address(0);
+    P.nlaunch++;
+    P.t0 = now_s();
+}
+
+/* The loads each thread issued in the interval that ends here. */
+static void end_interval(void)
+{
+    Prof &P = g_prof;
+    for (uint32_t &b : P.ld_bytes) {
+        if (!b) continue;
+        P.interval_bytes += b;
+        P.interval_capped += b < 64 ? b : 64;
+        P.intervals++;
+        b = 0;
+    }
+}
+
+static void new_interval(void)
+{
+    Prof &P = g_prof;
+    flush_groups();
+    end_interval();
+    for (auto &v : P.occ) std::fill(v.begin(), v.end(), 0u);
+    P.epoch++;
+}
+
+static void prof_block_begin(void) { new_interval(); }
+static void prof_block_end(void) { new_interval(); }
+
+static void prof_barrier(void)
+{
+    g_prof.cur.barriers++;
+    new_interval();
+}
+
+static void prof_warp_sync(int warp) { g_prof.warp_epoch[(size_t)warp]++; }
+
+static void print_launch(FILE *out, const ndemu_launch_stats &s, const std::vector<Site> &sites);
+static void tsv_launch(FILE *out, const ndemu_launch_stats &s);
+
+static void prof_launch_end(void)
+{
+    Prof &P = g_prof;
+    g_prof_on = false;
+    ndemu_launch_stats &s = P.cur;
+    if (!g_block.error) {
+        flush_groups();
+        end_interval();
+    }
+    for (auto &kv : P.dram_rd)
+        for (uint64_t w : kv.second.w) s.dram_sectors_read += (uint64_t)__builtin_popcountll(w);
+    for (auto &kv : P.dram_wr)
+        for (uint64_t w : kv.second.w) s.dram_sectors_written += (uint64_t)__builtin_popcountll(w);
+    for (const void *x : P.sh_used) {
+        const SharedArray *sa = (const SharedArray *)x;
+        s.shared_static += sa->hi - sa->lo;
+    }
+    s.load_bytes_per_interval = P.intervals ? P.interval_bytes / (double)P.intervals : 0;
+    s.load_bytes_in_flight = P.intervals ? P.interval_capped / (double)P.intervals : 0;
+    s.seconds = now_s() - P.t0;
+    P.dram_rd.clear();
+    P.dram_wr.clear();
+    if (g_block.error) return; /* a failed launch is not a profile */
+    P.launches.push_back(s);
+    std::vector<Site> used;
+    for (uint32_t id : P.launch_sites) used.push_back(P.sites[id]);
+    P.launch_site_tables.push_back(used);
+    if (g_ps.print) print_launch(stderr, s, used);
+    if (g_ps.tsv) tsv_launch(g_ps.tsv, s);
+}
+
+/* ---- counting a request ----------------------------------------------- */
+static Bits &sector_bits(std::unordered_map<uintptr_t, Bits> &m, uintptr_t base, size_t size)
+{
+    auto it = m.find(base);
+    if (it != m.end()) return it->second;
+    Bits &b = m[base];
+    b.w.assign((size / 32 + 1) / 64 + 1, 0);
+    return b;
+}
+
+/* The allocation holding [a, a+n): base and size, or false. */
+static bool find_alloc(uintptr_t a, size_t n, uintptr_t *base, size_t *size)
+{
+    Prof &P = g_prof;
+    if (a >= P.hit_base && a + n <= P.hit_end) {
+        *base = P.hit_base;
+        *size = P.hit_end - P.hit_base;
+        return true;
+    }
+    auto it = g_allocs.upper_bound(a);
+    if (it == g_allocs.begin()) return false;
+    --it;
+    if (a < it->first || a + n > it->first + it->second) return false;
+    P.hit_base = it->first;
+    P.hit_end = it->first + it->second;
+    *base = it->first;
+    *size = it->second;
+    return true;
+}
+
+static void count_global(Group &g, Site &t, ndemu_access_stats &st, bool write)
+{
+    uintptr_t sec[32 * 2];
+    int ns = 0;
+    /* distinct bytes: lanes sorted by address, overlapping ranges merged */
+    uintptr_t lo[32];
+    int nl = 0;
+    for (int l = 0; l < 32; l++) {
+        if (!(g.lanes >> l & 1u)) continue;
+        lo[nl++] = g.addr[l];
+        uintptr_t first = g.addr[l] >> 5, last = (g.addr[l] + g.size - 1) >> 5;
+        for (uintptr_t x = first; x <= last && ns < 64; x++) sec[ns++] = x;
+    }
+    std::sort(sec, sec + ns);
+    int nsec = (int)(std::unique(sec, sec + ns) - sec);
+    std::sort(lo, lo + nl);
+    uint64_t bytes = 0;
+    uintptr_t end = 0;
+    for (int i = 0; i < nl; i++) {
+        uintptr_t a = lo[i], b = lo[i] + g.size;
+        if (a < end) a = end;
+        if (b > a) bytes += b - a;
+        if (b > end) end = b;
+    }
+    uint64_t ideal = (bytes + 31) / 32;
+    st.requests++, st.lanes += (uint64_t)nl, st.bytes += bytes, st.sectors += (uint64_t)nsec, st.ideal += ideal;
+    t.requests++, t.lanes += (uint64_t)nl, t.bytes += bytes, t.sectors += (uint64_t)nsec, t.ideal += ideal;
+    int wi = g.size >= 16 ? 4 : g.size >= 8 ? 3 : g.size >= 4 ? 2 : g.size >= 2 ? 1 : 0;
+    st.by_width[wi]++;
+    /* distinct sectors of the launch, per allocation */
+    Prof &P = g_prof;
+    for (int i = 0; i < nsec; i++) {
+        uintptr_t base;
+        size_t size;
+        if (!find_alloc(sec[i] << 5, 1, &base, &size)) continue;
+        sector_bits(write ? P.dram_wr : P.dram_rd, base, size).set(((sec[i] << 5) - base) >> 5);
+    }
+}
+
+static void count_shared(Group &g, Site &t, ndemu_access_stats &st)
+{
+    /* phases: the whole warp for accesses up to 4 bytes, halves for 8,
+     * quarters for 16 */
+    int phases = g.size <= 4 ? 1 : g.size <= 8 ? 2 : 4, per = 32 / phases;
+    uint64_t waves = 0, ideal = 0, bytes = 0;
+    int nl = 0;
+    for (int ph = 0; ph < phases; ph++) {
+        /* the distinct 4-byte words of this phase; the bank with the most
+         * of them sets the wavefronts */
+        uintptr_t words[32 * 5];
+        int nw = 0;
+        for (int l = ph * per; l < (ph + 1) * per; l++) {
+            if (!(g.lanes >> l & 1u)) continue;
+            nl++;
+            uintptr_t first = g.addr[l] >> 2, last = (g.addr[l] + g.size - 1) >> 2;
+            for (uintptr_t w = first; w <= last && nw < 32 * 5; w++) words[nw++] = w;
+        }
+        if (!nw) continue;
+        std::sort(words, words + nw);
+        nw = (int)(std::unique(words, words + nw) - words);
+        int count[32] = {0}, worst = 0;
+        for (int i = 0; i < nw; i++) {
+            int c = ++count[words[i] & 31];
+            if (c > worst) worst = c;
+        }
+        waves += (uint64_t)worst;
+        ideal++;
+    }
+    /* distinct bytes, as for global */
+    uintptr_t lo[32];
+    int k = 0;
+    for (int l = 0; l < 32; l++)
+        if (g.lanes >> l & 1u) lo[k++] = g.addr[l];
+    std::sort(lo, lo + k);
+    uintptr_t end = 0;
+    for (int i = 0; i < k; i++) {
+        uintptr_t a = lo[i] < end ? end : lo[i], b = lo[i] + g.size;
+        if (b > a) bytes += b - a;
+        if (b > end) end = b;
+    }
+    st.requests++, st.lanes += (uint64_t)nl, st.bytes += bytes, st.wavefronts += waves, st.ideal += ideal;
+    t.requests++, t.lanes += (uint64_t)nl, t.bytes += bytes, t.wavefronts += waves, t.ideal += ideal;
+    int wi = g.size >= 16 ? 4 : g.size >= 8 ? 3 : g.size >= 4 ? 2 : g.size >= 2 ? 1 : 0;
+    st.by_width[wi]++;
+}
+
+/* Count every request gathered so far: called when the block reaches a
+ * barrier or ends, so a request never spans a barrier. */
+static void flush_groups(void)
+{
+    Prof &P = g_prof;
+    for (Group &g : P.groups) {
+        Site &t = P.sites[g.site];
+        int kind = t.space == kGlobal ? (t.write ? NDEMU_GLOBAL_STORE : NDEMU_GLOBAL_LOAD)
+                                      : (t.write ? NDEMU_SHARED_STORE : NDEMU_SHARED_LOAD);
+        if (t.space == kGlobal)
+            count_global(g, t, P.cur.access[kind], t.write);
+        else
+            count_shared(g, t, P.cur.access[kind]);
+    }
+    P.groups.clear();
+    for (auto &w : P.widx)
+        for (auto &v : w) v.clear();
+}
+
+/* ---- faults ----------------------------------------------------------- */
+/* A fault found by the sanitizer: the launch is abandoned (the thread
+ * never resumes), as after any kernel fault; err is the sticky code. */
+__attribute__((format(printf, 2, 3))) static void sanitizer_fault(cudaError_t err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vkernel_fault(err, fmt, ap);
+    va_end(ap);
+    g_block.state[(size_t)g_tid] = kFaulted;
+    wait_here();
+}
+
+/* ---- racecheck ---------------------------------------------------------- */
+static size_t shared_index(uintptr_t a, const SharedArray *sa)
+{
+    return sa ? sa->shadow + (size_t)(a - sa->lo) : g_shared_bytes + (size_t)(a - (uintptr_t)g_dynamic_shared);
+}
+
+static void race_report(const char *what, uint32_t site_a, int tid_a, uint32_t site_b, size_t n, uintptr_t a,
+                        const SharedArray *sa)
+{
+    Prof &P = g_prof;
+    char me[128], other[128];
+    describe_thread(me, sizeof me, g_tid);
+    describe_thread(other, sizeof other, tid_a);
+    std::vector<uintptr_t> pcs{P.sites[site_a].pc, P.sites[site_b].pc};
+    std::vector<std::string> lines;
+    pc_lines(pcs, lines);
+    char where[300];
+    if (sa)
+        snprintf(where, sizeof where, "byte %zu of __shared__ %s", (size_t)(a - sa->lo), sa->name.c_str());
+    else
+        snprintf(where, sizeof where, "byte %zu of the dynamic shared memory", (size_t)(a - (uintptr_t)g_dynamic_shared));
+    sanitizer_fault(cudaErrorLaunchFailure,
+                    "racecheck: a shared-memory race in kernel '%s' (launched at %s:%d): %s %s at %s, "
+                    "and %s %s it at %s, with no __syncthreads() between them (%s, %zu byte%s); on a GPU "
+                    "the result depends on which thread runs first",
+                    g_block.info->kernel, base_name(g_block.info->file), g_block.info->line, other, what,
+                    lines[0].c_str(), me, P.sites[site_b].write ? "writes" : "reads", lines[1].c_str(), where, n,
+                    n == 1 ? "" : "s");
+}
+
+static void race_check(uintptr_t a, size_t n, bool write, uint32_t site, const SharedArray *sa)
+{
+    Prof &P = g_prof;
+    if (P.shadow.empty()) P.shadow.assign(g_shared_bytes + kMaxDynamicShared, ShadowByte());
+    int me = g_tid, w = me / 32;
+    uint32_t wep = P.warp_epoch[(size_t)w];
+    size_t i0 = shared_index(a, sa);
+    for (size_t i = i0; i < i0 + n && i < P.shadow.size(); i++) {
+        ShadowByte &s = P.shadow[i];
+        /* ordered: an earlier barrier interval, or the same warp after a
+         * __syncwarp/shuffle, or the same thread */
+        bool w_conc = s.wepoch == P.epoch && s.wtid != me &&
+                      !(s.wtid / 32 == w && s.wwarp_epoch != wep);
+        if (w_conc) {
+            race_report("wrote it", s.wsite, s.wtid, site, n, a, sa);
+            return;
+        }
+        if (write) {
+            bool r_conc = s.repoch == P.epoch && (s.rtid != me || s.rmany) &&
+                          !(!s.rmany && s.rtid / 32 == w && s.rwarp_epoch != wep);
+            if (r_conc) {
+                int reader = s.rtid != me ? s.rtid : me;
+                race_report("read it", s.rsite, reader, site, n, a, sa);
+                return;
+            }
+            s.wepoch = P.epoch, s.wwarp_epoch = wep, s.wsite = site, s.wtid = (uint16_t)me;
+        } else {
+            if (s.repoch == P.epoch && s.rtid != me) {
+                s.rmany = true;
+            } else if (s.repoch != P.epoch) {
+                s.rmany = false;
+            }
+            s.repoch = P.epoch, s.rwarp_epoch = wep, s.rsite = site, s.rtid = (uint16_t)me;
+        }
+    }
+}
+
+/* ---- initcheck ---------------------------------------------------------- */
+static void prof_alloc(const void *p, size_t n, bool freed)
+{
+    if (!g_ps.instrumented) return;
+    Prof &P = g_prof;
+    P.hit_base = P.hit_end = 0;
+    if (freed) {
+        P.init.erase((uintptr_t)p);
+        return;
+    }
+    Bits &b = P.init[(uintptr_t)p];
+    b.w.assign(n / 64 + 1, 0);
+}
+
+/* dst[0..n) of device memory was written by the host (src null: cudaMemset
+ * or a host source) or copied from device memory src. */
+static void prof_written(const void *dst, const void *src, size_t n)
+{
+    if (!g_ps.instrumented) return;
+    uintptr_t db, sb = 0;
+    size_t dsize, ssize = 0;
+    if (!find_alloc((uintptr_t)dst, n, &db, &dsize)) return;
+    Prof &P = g_prof;
+    Bits &d = P.init[db];
+    size_t d0 = (uintptr_t)dst - db;
+    if (src && find_alloc((uintptr_t)src, n, &sb, &ssize)) {
+        Bits s = P.init[sb]; /* a copy: the ranges may overlap */
+        size_t s0 = (uintptr_t)src - sb;
+        for (size_t i = 0; i < n; i++)
+            if (s.get(s0 + i)) d.set(d0 + i);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) d.set(d0 + i);
+}
+
+static void init_check(uintptr_t a, size_t n, bool write, uintptr_t base, size_t size, uint32_t site)
+{
+    Prof &P = g_prof;
+    auto it = P.init.find(base);
+    if (it == P.init.end()) return;
+    Bits &b = it->second;
+    size_t o = a - base;
+    if (write) {
+        for (size_t i = 0; i < n; i++) b.set(o + i);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (b.get(o + i)) continue;
+        char me[128];
+        describe_thread(me, sizeof me, g_tid);
+        std::string line = pc_line(P.sites[site].pc);
+        sanitizer_fault(cudaErrorLaunchFailure,
+                        "initcheck: kernel '%s' (launched at %s:%d): %s reads %zu byte%s at offset %zu of "
+                        "a %zu-byte cudaMalloc allocation at %s, and nothing has written byte %zu of it "
+                        "(no cudaMemcpy, cudaMemset or kernel): on a GPU it would read whatever was there",
+                        g_block.info->kernel, base_name(g_block.info->file), g_block.info->line, me, n,
+                        n == 1 ? "" : "s", o, size, line.c_str(), o + i);
+        return;
+    }
+}
+
+/* ---- the access callback ------------------------------------------------ */
+struct StaticRange {
+    uintptr_t lo, hi;
+};
+static std::vector<StaticRange> *g_static_p; /* the program's loaded segments */
+#define g_static forever(g_static_p)
+
+static int add_module(struct dl_phdr_info *info, size_t, void *)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+        if (ph.p_type == PT_LOAD)
+            g_static.push_back(StaticRange{info->dlpi_addr + ph.p_vaddr, info->dlpi_addr + ph.p_vaddr + ph.p_memsz});
+    }
+    return 0;
+}
+
+static bool static_storage(uintptr_t a)
+{
+    if (g_static.empty()) dl_iterate_phdr(add_module, nullptr);
+    for (const StaticRange &r : g_static)
+        if (a >= r.lo && a < r.hi) return true;
+    return false;
+}
+
+static uint32_t site_id(uintptr_t pc, int space, bool write, size_t n)
+{
+    Prof &P = g_prof;
+    uint64_t key = (uint64_t)pc << 2 | (uint64_t)space << 1 | (write ? 1u : 0u);
+    auto &c = P.cache[(key >> 2 ^ key >> 12) & 1023];
+    uint32_t id;
+    if (c.key == key) {
+        id = c.id;
+    } else if (P.site_of.count(key)) {
+        id = P.site_of[key];
+    } else {
+        id = (uint32_t)P.sites.size();
+        Site s;
+        memset(&s, 0, sizeof s);
+        s.pc = pc, s.space = (unsigned char)space, s.write = write, s.width = (unsigned char)n;
+        P.sites.push_back(s);
+        P.site_of[key] = id;
+    }
+    c.key = key;
+    c.id = id;
+    Site &s = P.sites[id];
+    if (s.launch != P.nlaunch) { /* first use in this launch */
+        s.launch = P.nlaunch;
+        P.launch_sites.push_back(id);
+    }
+    return id;
+}
+
+static void host_pointer(uintptr_t a, size_t n, bool write, uintptr_t pc)
+{
+    char me[128], why[512];
+    describe_thread(me, sizeof me, g_tid);
+    in_device_memory((const void *)a, n, why, sizeof why);
+    uintptr_t sp = g_prof.host_sp;
+    bool stack = a >= sp - (8u << 20) && a < sp + (8u << 20);
+    std::string line = pc_line(pc);
+    sanitizer_fault(cudaErrorIllegalAddress,
+                    "kernel '%s' (launched at %s:%d): %s %s %zu byte%s at %p at %s, which is neither device "
+                    "memory, shared memory nor the thread's own stack: %s%s. A GPU stops the kernel with "
+                    "cudaErrorIllegalAddress (cudaMemcpy the data to a cudaMalloc buffer and pass that)",
+                    g_block.info->kernel, base_name(g_block.info->file), g_block.info->line, me,
+                    write ? "writes" : "reads", n, n == 1 ? "" : "s", (void *)a, line.c_str(), why,
+                    stack ? " (it looks like the host's stack: a host variable passed by address?)" : "");
+}
+
+static void on_access(uintptr_t a, size_t n, bool write, uintptr_t pc)
+{
+    if (!g_prof_on || !g_cur) return; /* host code, or not instrumented */
+    /* the common cases first: built-in variables, the thread's stack */
+    if (a - (uintptr_t)&g_builtins < sizeof g_builtins) return;
+    if (a - (uintptr_t)g_cur->stack_lo < g_cur->stack_size) return;
+    Prof &P = g_prof;
+    if (a - (uintptr_t)P.ctx < P.ctx_size) return; /* the kernel's parameters */
+    int space;
+    bool dynamic = false;
+    uintptr_t base = 0;
+    size_t size = 0;
+    const SharedArray *sa = nullptr;
+    if (find_alloc(a, n, &base, &size)) {
+        space = kGlobal;
+    } else if ((sa = shared_array(a)) != nullptr) {
+        space = kShared;
+        bool listed = false;
+        for (const void *x : P.sh_used) listed = listed || x == sa;
+        if (!listed) P.sh_used.push_back(sa);
+    } else if (a - (uintptr_t)g_dynamic_shared < sizeof g_dynamic_shared) {
+        space = kShared;
+        dynamic = true;
+    } else if (find_alloc(a, 1, &base, &size)) {
+        /* starts inside an allocation, runs past its end: AddressSanitizer's
+         * job in the other builds; here a fault */
+        if (g_ps.host) {
+            char me[128];
+            describe_thread(me, sizeof me, g_tid);
+            std::string line = pc_line(pc);
+            sanitizer_fault(cudaErrorIllegalAddress,
+                            "kernel '%s' (launched at %s:%d): %s %s %zu bytes at %p at %s, past the end "
+                            "of the %zu-byte allocation at %p: an out-of-bounds access",
+                            g_block.info->kernel, base_name(g_block.info->file), g_block.info->line, me,
+                            write ? "writes" : "reads", n, (void *)a, line.c_str(), size, (void *)base);
+        }
+        return;
+    } else if (static_storage(a)) {
+        return; /* a __device__ or __constant__ variable, or a constant */
+    } else {
+        if (g_ps.host) host_pointer(a, n, write, pc);
+        return;
+    }
+    uint32_t site = site_id(pc, space, write, n);
+    int me = g_tid;
+    if (space == kShared && g_ps.race) race_check(a, n, write, site, sa);
+    if (space == kGlobal) {
+        if (g_ps.init) init_check(a, n, write, base, size, site);
+        if (!write) P.ld_bytes[(size_t)me] += (uint32_t)n;
+    }
+    /* the request: this thread's k-th execution of the site */
+    std::vector<uint32_t> &occ = P.occ[(size_t)me];
+    if (occ.size() <= site) occ.resize((size_t)site + 1, 0);
+    uint32_t k = occ[site]++;
+    std::vector<std::vector<uint32_t>> &bysite = P.widx[(size_t)me / 32];
+    if (bysite.size() <= site) bysite.resize((size_t)site + 1);
+    std::vector<uint32_t> &byk = bysite[site];
+    while (byk.size() <= k) {
+        byk.push_back((uint32_t)P.groups.size());
+        P.groups.emplace_back();
+        Group &g = P.groups.back();
+        g.site = site, g.lanes = 0, g.size = (uint32_t)n;
+    }
+    Group &g = P.groups[byk[k]];
+    int lane = me & 31;
+    if (g.lanes >> lane & 1u) return; /* cannot happen: k counts per thread */
+    g.lanes |= 1u << lane;
+    g.addr[lane] = a;
+    if (n > g.size) g.size = (uint32_t)n;
+    if (dynamic && a + n - (uintptr_t)g_dynamic_shared > P.dyn_hi) P.dyn_hi = a + n - (uintptr_t)g_dynamic_shared;
+}
+
+void atomic_access(const void *p, size_t n)
+{
+    if (!g_prof_on || !g_cur) return;
+    uintptr_t a = (uintptr_t)p, base;
+    size_t size;
+    g_prof.cur.atomics++;
+    bool shared = shared_array(a) || a - (uintptr_t)g_dynamic_shared < sizeof g_dynamic_shared;
+    if (shared || a - (uintptr_t)g_cur->stack_lo < g_cur->stack_size) return;
+    if (find_alloc(a, n, &base, &size)) {
+        if (g_ps.init) init_check(a, n, true, base, size, 0);
+        return;
+    }
+    if (!static_storage(a) && g_ps.host) host_pointer(a, n, true, (uintptr_t)__builtin_return_address(0));
+}
+
+/* ---- registers (ptxas) ---------------------------------------------------- */
+/* NDEMU_REGISTERS names a file of "kernel(parameter types)<TAB>registers"
+ * lines (grader/emu/regs.py writes it from nvcc's resource usage). */
+static std::map<std::string, int> *g_regs_p;
+static bool g_regs_read = false;
+
+static int launch_registers(const LaunchInfo &info)
+{
+    if (!g_regs_read) {
+        g_regs_read = true;
+        const char *path = getenv("NDEMU_REGISTERS");
+        if (path && *path) {
+            FILE *f = fopen(path, "r");
+            if (!f) {
+                fprintf(stderr, "ndemu: cannot read NDEMU_REGISTERS=%s: %s\n", path, strerror(errno));
+            } else {
+                g_regs_p = new std::map<std::string, int>();
+                char line[2048];
+                while (fgets(line, sizeof line, f)) {
+                    char *tab = strchr(line, '\t');
+                    if (!tab || line[0] == '#') continue;
+                    *tab = '\0';
+                    (*g_regs_p)[line] = atoi(tab + 1);
+                }
+                fclose(f);
+            }
+        }
+    }
+    if (!g_regs_p || !info.params) return -1;
+    /* the base name: no namespace, no template arguments */
+    std::string name = info.kernel;
+    size_t lt = name.find('<');
+    if (lt != std::string::npos) name.erase(lt);
+    size_t colon = name.rfind("::");
+    if (colon != std::string::npos) name.erase(0, colon + 2);
+    while (!name.empty() && name.back() == ' ') name.pop_back();
+    std::string params;
+    info.params(params);
+    auto it = g_regs_p->find(name + "(" + params + ")");
+    return it == g_regs_p->end() ? -1 : it->second;
+}
+
+void type_name(const char *mangled, std::string &out)
+{
+    int status = 0;
+    char *d = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
+    out += status == 0 && d ? d : mangled;
+    free(d);
+}
+
+/* ---- printing ------------------------------------------------------------ */
+static double ratio(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0.0; }
+
+static void print_launch(FILE *out, const ndemu_launch_stats &s, const std::vector<Site> &sites)
+{
+    static const char *kind_names[] = {"global loads", "global stores", "shared loads", "shared stores"};
+    fprintf(out, "\n== %s  (launched at %s:%d)\n", s.kernel, s.file, s.line);
+    fprintf(out, "   grid (%u,%u,%u) x block (%u,%u,%u) = %llu threads; shared memory %llu B/block",
+            s.grid[0], s.grid[1], s.grid[2], s.block[0], s.block[1], s.block[2], (unsigned long long)s.threads,
+            (unsigned long long)(s.shared_static + s.shared_dynamic));
+    if (s.registers > 0) fprintf(out, "; %d registers/thread (ptxas, sm_90)", s.registers);
+    fprintf(out, "\n   %-14s %10s %10s %9s %12s %10s %s\n", "", "requests", "bytes/req", "B/thread",
+            "sectors/req", "efficiency", "(shared: wavefronts/req, conflicts)");
+    for (int k = 0; k < NDEMU_ACCESS_KINDS; k++) {
+        const ndemu_access_stats &a = s.access[k];
+        if (!a.requests) continue;
+        if (k < 2)
+            fprintf(out, "   %-14s %10llu %10.1f %9.1f %12.2f %9.1f%%\n", kind_names[k],
+                    (unsigned long long)a.requests, ratio(a.bytes, a.requests), ratio(a.bytes, a.lanes),
+                    ratio(a.sectors, a.requests), 100.0 * ratio(a.bytes, a.sectors * 32));
+        else
+            fprintf(out, "   %-14s %10llu %10.1f %9.1f %12s %10s %.2f wavefronts/req, %.2f ideal (%llu extra)\n",
+                    kind_names[k], (unsigned long long)a.requests, ratio(a.bytes, a.requests),
+                    ratio(a.bytes, a.lanes), "", "", ratio(a.wavefronts, a.requests), ratio(a.ideal, a.requests),
+                    (unsigned long long)(a.wavefronts - a.ideal));
+    }
+    fprintf(out, "   DRAM sectors   %llu read, %llu written (%.2f MB; L2 assumed to keep each sector once touched)\n",
+            (unsigned long long)s.dram_sectors_read, (unsigned long long)s.dram_sectors_written,
+            (double)(s.dram_sectors_read + s.dram_sectors_written) * 32 / 1e6);
+    fprintf(out, "   barriers %llu; global loads per thread between barriers %.1f B (in flight: %.1f B)%s\n",
+            (unsigned long long)s.barriers, s.load_bytes_per_interval, s.load_bytes_in_flight,
+            s.atomics ? "" : "");
+    if (s.atomics) fprintf(out, "   atomics %llu\n", (unsigned long long)s.atomics);
+    /* the access sites, by line: sites of one line and kind added up
+     * (an unrolled loop is several instructions of one line) */
+    std::vector<uintptr_t> pcs;
+    for (const Site &t : sites) pcs.push_back(t.pc);
+    std::vector<std::string> lines;
+    pc_lines(pcs, lines);
+    std::vector<Site> rows;
+    std::vector<std::string> names;
+    for (size_t i = 0; i < sites.size(); i++) {
+        const Site &t = sites[i];
+        if (!t.requests) continue;
+        size_t r = 0;
+        while (r < rows.size() && !(names[r] == lines[i] && rows[r].space == t.space && rows[r].write == t.write)) r++;
+        if (r == rows.size()) {
+            rows.push_back(t);
+            names.push_back(lines[i]);
+            continue;
+        }
+        Site &x = rows[r];
+        x.requests += t.requests, x.lanes += t.lanes, x.bytes += t.bytes, x.sectors += t.sectors;
+        x.wavefronts += t.wavefronts, x.ideal += t.ideal;
+    }
+    fprintf(out, "   %-24s %-13s %10s %9s %s\n", "by line", "access", "requests", "B/thread", "per request");
+    for (size_t i = 0; i < rows.size(); i++) {
+        const Site &t = rows[i];
+        const char *kind = t.space == kGlobal ? (t.write ? "global store" : "global load")
+                                              : (t.write ? "shared store" : "shared load");
+        fprintf(out, "   %-24s %-13s %10llu %9.1f %.2f %s (ideal %.2f)\n", names[i].c_str(), kind,
+                (unsigned long long)t.requests, ratio(t.bytes, t.lanes),
+                ratio(t.space == kGlobal ? t.sectors : t.wavefronts, t.requests),
+                t.space == kGlobal ? "sectors" : "wavefronts", ratio(t.ideal, t.requests));
+    }
+    fprintf(out, "   modelled (not measured; grader/emu/README.md, \"The model\"), at this size:\n");
+    for (int g = 0; ndemu_gpu_get(g); g++) {
+        ndemu_estimate e;
+        if (ndemu_model(&s, ndemu_gpu_get(g), 1.0, &e) != 0) continue;
+        fprintf(out, "     %-10s %9.2f us  %7.0f GB/s  %5.1f%% of DRAM  (%d threads/SM, limited by %s)\n",
+                ndemu_gpu_get(g)->name, e.seconds * 1e6, e.gbs, e.percent_of_dram, e.resident_threads_sm,
+                e.limited_by);
+    }
+}
+
+static void tsv_launch(FILE *out, const ndemu_launch_stats &s)
+{
+    static bool header = false;
+    if (!header && ftell(out) == 0)
+        fprintf(out, "kernel\tgrid\tblock\tgld_req\tgld_sectors_per_req\tgld_bytes_per_req\tgst_req\t"
+                     "gst_sectors_per_req\tgst_bytes_per_req\tshld_wavefronts_per_req\tshst_wavefronts_per_req\t"
+                     "dram_sectors\tbarriers\tload_bytes_in_flight\tmodelled_h100_sxm_gbs\n");
+    header = true;
+    ndemu_estimate e;
+    memset(&e, 0, sizeof e);
+    ndemu_model(&s, ndemu_gpu_get(0), 1.0, &e);
+    const ndemu_access_stats *a = s.access;
+    fprintf(out, "%s\t%u,%u,%u\t%u,%u,%u\t%llu\t%.2f\t%.1f\t%llu\t%.2f\t%.1f\t%.2f\t%.2f\t%llu\t%llu\t%.1f\t%.0f\n",
+            s.kernel, s.grid[0], s.grid[1], s.grid[2], s.block[0], s.block[1], s.block[2],
+            (unsigned long long)a[0].requests, ratio(a[0].sectors, a[0].requests), ratio(a[0].bytes, a[0].requests),
+            (unsigned long long)a[1].requests, ratio(a[1].sectors, a[1].requests), ratio(a[1].bytes, a[1].requests),
+            ratio(a[2].wavefronts, a[2].requests), ratio(a[3].wavefronts, a[3].requests),
+            (unsigned long long)(s.dram_sectors_read + s.dram_sectors_written), (unsigned long long)s.barriers,
+            s.load_bytes_in_flight, e.gbs);
+    fflush(out);
+}
+
+} /* namespace ndemu */
+
+/* ---- the functions gcc's -fsanitize=thread instrumentation calls ---------- */
+#define NDEMU_TSAN_ONE(name, n, write)                                                   \
+    void name(void *a);                                                                  \
+    void name(void *a) { ndemu::on_access((uintptr_t)a, n, write, (uintptr_t)__builtin_return_address(0)); }
+#define NDEMU_TSAN_RW(n)                                                                 \
+    NDEMU_TSAN_ONE(__tsan_read##n, n, false) NDEMU_TSAN_ONE(__tsan_write##n, n, true)    \
+    NDEMU_TSAN_ONE(__tsan_unaligned_read##n, n, false)                                   \
+    NDEMU_TSAN_ONE(__tsan_unaligned_write##n, n, true)                                   \
+    NDEMU_TSAN_ONE(__tsan_volatile_read##n, n, false)                                    \
+    NDEMU_TSAN_ONE(__tsan_volatile_write##n, n, true)
+
+extern "C" {
+void __tsan_init(void);
+void __tsan_read_range(void *a, unsigned long n);
+void __tsan_write_range(void *a, unsigned long n);
+void __tsan_func_entry(void *);
+void __tsan_func_exit(void);
+void __tsan_vptr_update(void **, void *);
+void __tsan_vptr_read(void **);
+
+/* Called by a constructor of every instrumented object file: an
+ * instrumented object is linked, so record. */
+void __tsan_init(void) { ndemu::g_ps.instrumented = true; }
+NDEMU_TSAN_RW(1)
+NDEMU_TSAN_RW(2)
+NDEMU_TSAN_RW(4)
+NDEMU_TSAN_RW(8)
+NDEMU_TSAN_RW(16)
+void __tsan_read_range(void *a, unsigned long n)
+{
+    ndemu::on_access((uintptr_t)a, n, false, (uintptr_t)__builtin_return_address(0));
+}
+void __tsan_write_range(void *a, unsigned long n)
+{
+    ndemu::on_access((uintptr_t)a, n, true, (uintptr_t)__builtin_return_address(0));
+}
+void __tsan_func_entry(void *) {}
+void __tsan_func_exit(void) {}
+void __tsan_vptr_update(void **, void *) {}
+void __tsan_vptr_read(void **) {}
+
+/* ---- the C API (ndemu_profile.h) ------------------------------------------ */
+int ndemu_profile_enabled(void) { return ndemu::g_ps.instrumented ? 1 : 0; }
+
+int ndemu_launch_count(void) { return ndemu::g_prof_p ? (int)ndemu::g_prof.launches.size() : 0; }
+
+int ndemu_launch_get(int i, ndemu_launch_stats *out)
+{
+    int n = ndemu_launch_count();
+    if (i < 0) i += n;
+    if (!out || i < 0 || i >= n) return -1;
+    *out = ndemu::g_prof.launches[(size_t)i];
+    return 0;
+}
+
+void ndemu_profile_reset(void)
+{
+    if (!ndemu::g_prof_p) return;
+    ndemu::g_prof.launches.clear();
+    ndemu::g_prof.launch_site_tables.clear();
+}
+
+void ndemu_profile_print(int i, FILE *out)
+{
+    int n = ndemu_launch_count();
+    if (i < 0) i += n;
+    if (i < 0 || i >= n || !out) return;
+    ndemu::print_launch(out, ndemu::g_prof.launches[(size_t)i], ndemu::g_prof.launch_site_tables[(size_t)i]);
+}
+}
