@@ -24,8 +24,9 @@
  * The output is for a learner: the first failure in full (its message, its
  * hint on a line of its own, how to rerun it), then each later failure on
  * one line, at most MAX_BRIEF of them, then one line per lesson and the
- * closing line.  -v shows every failure in full, -q none.  Colour only on
- * a terminal, and never with NO_COLOR set.
+ * closing line.  -v shows every failure in full, and what each test printed
+ * (make profile's counters, a sanitizer's report); -q shows no failure.
+ * Colour only on a terminal, and never with NO_COLOR set.
  */
 #include "runner.h"
 
@@ -50,8 +51,6 @@ static const char *const lesson_files[NSUITES] = {
 
 /* Failures shown on one line each after the first, before "... and N more". */
 #define MAX_BRIEF 10
-/* Lines of a crashed test's own output shown under it. */
-#define MAX_OUTPUT 60
 
 /* ---------------------------------------------------------------------- */
 /* Output for a learner                                                   */
@@ -214,18 +213,10 @@ static void show_output(const char *path)
     FILE *f = fopen(path, "r");
     if (f == NULL)
         return;
-    char lines[MAX_OUTPUT][200];
-    int n = 0;
-    while (fgets(lines[n % MAX_OUTPUT], sizeof lines[0], f) != NULL)
-        n++;
+    char line[4096];
+    while (fgets(line, sizeof line, f) != NULL)   /* all of it: -v asked */
+        printf("        %s| %s%s%s", DIM, line, strchr(line, '\n') ? "" : "\n", RESET);
     fclose(f);
-    if (n == 0)
-        return;
-    printf("        %sits output%s:%s\n", DIM, n > MAX_OUTPUT ? " (the last lines)" : "", RESET);
-    for (int i = n > MAX_OUTPUT ? n - MAX_OUTPUT : 0; i < n; i++)
-        printf("        %s| %s%s", DIM, lines[i % MAX_OUTPUT],
-               strchr(lines[i % MAX_OUTPUT], '\n') ? "" : "\n");
-    printf("%s", RESET);
 }
 
 static void print_full(const failure *f)
@@ -515,6 +506,12 @@ int main(int argc, char **argv)
             fprintf(cpu, "%s\t%.4f\n", cases[i].name, cases[i].cpu);
     if (cpu != NULL)
         fclose(cpu);
+    for (int i = 0; verbose && i < n; i++)   /* what passing tests printed */
+        if (cases[i].result == K_PASS && cases[i].output != NULL &&
+            has_output(cases[i].output)) {
+            printf("  %s%s printed:%s\n", DIM, cases[i].name, RESET);
+            show_output(cases[i].output);
+        }
     if (!quiet)
         print_failures(verbose);
     for (int l = 0; l < NSUITES; l++)

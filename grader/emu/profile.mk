@@ -89,7 +89,7 @@ $(PROF)/libnd.a: $(PROF_LIB_OBJS)
 $(PROF)/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS_COMMON) -O2 -MMD -MP -I$(TREE)/include -Itests $(CHECK_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_COMMON) -O2 -MMD -MP -I$(TREE)/include -Itests/kit $(CHECK_CFLAGS) -c $< -o $@
 
 # Linked without -fsanitize=thread: the emulator supplies the callbacks.
 $(PROF)/run_tests: $(PROF_TEST_OBJS) $(PROF)/libnd.a
