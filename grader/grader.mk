@@ -6,7 +6,8 @@ GRADE_OUT ?= build/grade/$(TREE_ID)
 # The grader's own code (runner, test helpers, hidden tests) does not
 # depend on the submission: it is built once per variant, against the
 # API header of skeleton/, and grade.sh links each submission to it.
-GRADER_SRCS := grader/runner.c tests/helpers.c $(sort $(wildcard grader/hidden/*.c))
+GRADER_SRCS := grader/runner.c grader/sandbox.c tests/helpers.c \
+	$(sort $(wildcard grader/hidden/*.c))
 GRADER_FLAGS := $(CFLAGS_COMMON) -D_GNU_SOURCE -Iskeleton/include -Itests -Igrader \
 	$(CHECK_CFLAGS)
 GRADER_SAN := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
@@ -44,7 +45,25 @@ build/grader/report: grader/report.c
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_COMMON) $(CFLAGS_LIB) -O2 $< $$(pkg-config --cflags --libs libcjson) -o $@
 
-grader-objs: build/grader/report $(GRADER_OBJS) $(EMU_OBJS)
+# The sandbox from the shell (grade.sh runs every step that touches the
+# submission through it), and its self-test with the probes it runs.
+SANDBOX_FLAGS := $(CFLAGS_COMMON) $(CFLAGS_LIB) -O2 -Igrader
+build/grader/sandbox: grader/sandbox_cli.c grader/sandbox.c grader/sandbox.h
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(SANDBOX_FLAGS) grader/sandbox_cli.c grader/sandbox.c -o $@
+
+build/grader/sandbox-test/%: grader/selftest/sandbox/%.c grader/sandbox.c grader/sandbox.h
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(SANDBOX_FLAGS) $< grader/sandbox.c -o $@
+
+sandbox-test: build/grader/sandbox-test/test_sandbox build/grader/sandbox-test/probe ## the sandbox's self-tests: probes that must fail to leave it
+	@build/grader/sandbox-test/test_sandbox build/grader/sandbox-test/probe
+
+.PHONY: sandbox-test
+
+grader-objs: build/grader/report build/grader/sandbox $(GRADER_OBJS) $(EMU_OBJS)
 
 grade: deps grader-objs ## grade TREE with the hidden tests: table, results.json, junit.xml
 	@bash grader/grade.sh $(TREE) $(GRADE_OUT)
