@@ -33,6 +33,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <glob.h>
 #include <grp.h>
 #include <limits.h>
@@ -229,10 +230,22 @@ static void place_fds(int errfd, const int *want, int extra)
     close_range((unsigned)errfd + 1, ~0U, 0);
 }
 
-/* Hand a path to the sandbox's uid (it must be able to write there). */
+/* Hand a path, and what is inside it, to the sandbox's uid (it must be
+ * able to write there).  Links are not followed. */
+static uid_t give_uid;
+
+static int give_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return lchown(path, give_uid, give_uid);
+}
+
 static int give(const char *path, uid_t uid)
 {
-    return chown(path, uid, uid);
+    give_uid = uid;
+    return nftw(path, give_one, 16, FTW_PHYS);
 }
 
 typedef struct {
@@ -314,6 +327,9 @@ static void bwrap_args(argbuf *a, const sb_opts *o, char *const argv[], glob_t *
         arg(a, o->rw[i]);
         arg(a, o->rw[i]);
     }
+    /* the root bwrap built is read-only: /tmp and the rw paths alone take writes */
+    arg(a, "--remount-ro");
+    arg(a, "/");
     arg(a, "--chdir");
     arg(a, o->cwd != NULL ? o->cwd : "/tmp");
     arg(a, "--json-status-fd");
