@@ -752,23 +752,15 @@ static void rule(prog *p, int nr, uint32_t action)
     put(p, RET(action));
 }
 
-/* nr -> (low 32 bits of arg i == value ? yes : no).  pids, signals and
- * resource numbers are ints: the kernel reads the low half alone. */
-static void rule_arg_eq(prog *p, int nr, int i, uint32_t value, uint32_t yes, uint32_t no)
+/* nr -> (test(low 32 bits of arg i, k) ? yes : no), test BPF_JEQ (== k)
+ * or BPF_JSET (& k).  pids, signals, flags and exit codes are ints: the
+ * kernel reads the low half alone. */
+static void rule_arg(prog *p, int nr, int i, uint16_t test, uint32_t k, uint32_t yes,
+                     uint32_t no)
 {
     put(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, 4));
     put(p, LD_ARG_LO(i));
-    put(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, value, 0, 1));
-    put(p, RET(yes));
-    put(p, RET(no));
-}
-
-/* nr -> (arg i & bits ? yes : no), low 32 bits */
-static void rule_arg_set(prog *p, int nr, int i, uint32_t bits, uint32_t yes, uint32_t no)
-{
-    put(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, 4));
-    put(p, LD_ARG_LO(i));
-    put(p, JUMP(BPF_JMP | BPF_JSET | BPF_K, bits, 0, 1));
+    put(p, JUMP(BPF_JMP | test | BPF_K, k, 0, 1));
     put(p, RET(yes));
     put(p, RET(no));
 }
@@ -799,8 +791,13 @@ static void rule_arg_in(prog *p, int nr, int i, const uint32_t *values, int nv, 
 
 /* What every test needs: memory, files (what the mount namespace or the
  * uid lets it see), time, threads, signals to itself, and the output of
- * AddressSanitizer and UBSan.  Found with strace over every hidden test
- * of the solution, plain and sanitized, on the CPU and the emulator. */
+ * AddressSanitizer and UBSan.  strace over all 172 hidden tests of the
+ * solution (plain build, CPU and emulator) saw the test children call
+ * only brk, close, exit_group, mmap, mprotect, munmap, openat, read,
+ * sysinfo, timer_create, timer_delete and write once locked down; the
+ * rest is what the sanitizers' reports, Check, stdio and the threads of
+ * the CUDA runtime may use (the solution and the self-tests' crashing
+ * submissions are graded under this filter in make check). */
 static const int allowed[] = {
     /* files and fds */
     SYS_read, SYS_write, SYS_readv, SYS_writev, SYS_pread64, SYS_pwrite64, SYS_preadv,
@@ -846,11 +843,11 @@ static int build_filter(prog *p, sb_policy policy)
     for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++)
         rule(p, allowed[i], ALLOW);
     /* signals: only to this process (kill(0) and kill(-1) are groups) */
-    rule_arg_eq(p, SYS_kill, 0, (uint32_t)self, ALLOW, TRAP);
+    rule_arg(p, SYS_kill, 0, BPF_JEQ, (uint32_t)self, ALLOW, TRAP);
     put(p, LD_NR);
-    rule_arg_eq(p, SYS_tgkill, 0, (uint32_t)self, ALLOW, TRAP);
+    rule_arg(p, SYS_tgkill, 0, BPF_JEQ, (uint32_t)self, ALLOW, TRAP);
     put(p, LD_NR);
-    rule_arg_eq(p, SYS_rt_tgsigqueueinfo, 0, (uint32_t)self, ALLOW, TRAP);
+    rule_arg(p, SYS_rt_tgsigqueueinfo, 0, BPF_JEQ, (uint32_t)self, ALLOW, TRAP);
     put(p, LD_NR);
     /* our SIGSYS handler stays ours, and SIGXCPU kills (a test that
      * caught it would run on to the hard limit, and die as if by OOM) */
@@ -858,13 +855,13 @@ static int build_filter(prog *p, sb_policy policy)
     rule_arg_in(p, SYS_rt_sigaction, 0, kept, 2, TRAP, ALLOW);
     put(p, LD_NR);
     /* a code of 128 or more would read as a death by signal */
-    rule_arg_set(p, SYS_exit_group, 0, 0x80, TRAP, ALLOW);
+    rule_arg(p, SYS_exit_group, 0, BPF_JSET, 0x80, TRAP, ALLOW);
     put(p, LD_NR);
-    rule_arg_set(p, SYS_exit, 0, 0x80, TRAP, ALLOW);
+    rule_arg(p, SYS_exit, 0, BPF_JSET, 0x80, TRAP, ALLOW);
     put(p, LD_NR);
     /* threads of this process, yes; another process, no (EPERM, so that a
      * sanitizer that tries to start its symbolizer goes on without it) */
-    rule_arg_set(p, SYS_clone, 0, CLONE_THREAD, ALLOW, ERRNO(EPERM));
+    rule_arg(p, SYS_clone, 0, BPF_JSET, CLONE_THREAD, ALLOW, ERRNO(EPERM));
     put(p, LD_NR);
     rule(p, SYS_clone3, ERRNO(ENOSYS));   /* glibc falls back to clone */
     rule(p, SYS_fork, ERRNO(EPERM));

@@ -20,7 +20,8 @@
  *   (default deny), the x32 and i386 ABIs refused, signals only to itself,
  *   no fork, no exec, no network, no ptrace.  A refused call kills the
  *   process with SIGSYS after writing one line to fd 2:
- *       sandbox: forbidden system call kill (62) ...
+ *       sandbox: forbidden system call kill: the test is stopped (...)
+ *   (fork, clone of a process and exec fail with EPERM instead).
  *
  * Ownership: nothing returned needs freeing; sb_proc is the caller's.
  * The functions are not thread-safe (a grader spawns from one thread).
