@@ -77,6 +77,12 @@ fi
 SANDBOX="$root/build/grader/sandbox"
 [ -x "$SANDBOX" ] || die "the grader is not built: run it through 'make grade'"
 sb_mode=$("$SANDBOX" mode) || die "the sandbox does not work here"
+# found once: every step of this grade runs in the same mode
+case $sb_mode in
+    namespaces*) export SB_MODE=namespaces ;;
+    uid*) export SB_MODE=uid ;;
+    *) export SB_MODE=none ;;
+esac
 
 # Where the CUDA lessons run: a GPU, or the emulator.
 NVCC=$(command -v nvcc 2>/dev/null || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; })
@@ -182,6 +188,10 @@ in_sandbox() {
 }
 # A compile of submitted code: limits no correct lesson file comes near.
 COMPILE_LIMITS=(--cpu 30 --wall 120 --mem 3G --fsize 64M --tmp 256M --nproc 64)
+# The grader's own builds of accepted files (already compiled once within
+# the limits above): the sanitizers' compiles are slower, and a busy
+# machine must not fail them.
+BUILD_LIMITS=(--cpu 300 --wall 900 --mem 4G --fsize 512M --tmp 1G --nproc 64)
 MAX_LESSON_BYTES=$((1024 * 1024))
 
 # What a failed compile says: the compiler's diagnostics located in the
@@ -448,7 +458,7 @@ build() {   # VARIANT FLAGS...: the tree, linked with the grader's objects
     # (#ifdef __SANITIZE_ADDRESS__ cannot add code the check never saw).
     local same=()
     [ "$v" = asan ] && same=(-U__SANITIZE_ADDRESS__)
-    SBX=(in_sandbox "$dir/compile.status" "${COMPILE_LIMITS[@]}" "${GPU_VIEW[@]}" --ro "$base"
+    SBX=(in_sandbox "$dir/compile.status" "${BUILD_LIMITS[@]}" "${GPU_VIEW[@]}" --ro "$base"
          --ro "$kit/emu" --rw "$dir" --cwd "$base" --)
     for f in "$base/src/"*.c "$base/src/"*.cu; do
         [ -e "$f" ] || continue
@@ -467,15 +477,22 @@ build() {   # VARIANT FLAGS...: the tree, linked with the grader's objects
             else
                 compile_cu "$src" "$o" "$@" "${same[@]}"
             fi ;;
-        esac 2>>"$dir/build.log" || { SBX=(); return 1; }
+        esac 2>>"$dir/build.log" || {
+            echo "grade: compiling $src: $(cut -f4 "$dir/compile.status" 2>/dev/null)" >>"$dir/build.log"
+            SBX=()
+            return 1
+        }
         objs+=("$o")
     done
     SBX=()
     [ "$cuda_mode" = emu ] && objs+=("$kit/emu-$v/emu.o")
-    in_sandbox "$dir/link.status" --cpu 120 --wall 300 --mem 4G --fsize 512M --tmp 512M \
-        --nproc 64 "${GPU_VIEW[@]}" --ro "$kit" --ro "$scratch/prebuilt" --rw "$dir" --cwd "$dir" -- \
+    in_sandbox "$dir/link.status" "${BUILD_LIMITS[@]}" "${GPU_VIEW[@]}" --ro "$kit" \
+        --ro "$scratch/prebuilt" --rw "$dir" --cwd "$dir" -- \
         "$CXX" "$@" "${objs[@]}" $(find "$kit/$v" -name '*.o' | sort) \
-        $CHECK_LIBS "${CUDA_LINK[@]}" -lm -o "$dir/runner" 2>>"$dir/build.log"
+        $CHECK_LIBS "${CUDA_LINK[@]}" -lm -o "$dir/runner" 2>>"$dir/build.log" || {
+        echo "grade: linking: $(cut -f4 "$dir/link.status" 2>/dev/null)" >>"$dir/build.log"
+        return 1
+    }
 }
 
 # run_tests VARIANT RUNNER-ARGS...: today's runner in the sandbox.  It
