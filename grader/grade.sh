@@ -187,7 +187,7 @@ in_sandbox() {
     "$SANDBOX" run --status "$st" "$@"
 }
 # A compile of submitted code: limits no correct lesson file comes near.
-COMPILE_LIMITS=(--cpu 30 --wall 120 --mem 3G --fsize 64M --tmp 256M --nproc 64)
+COMPILE_LIMITS=(--cpu 30 --wall 300 --mem 3G --fsize 64M --tmp 256M --nproc 64)
 # The grader's own builds of accepted files (already compiled once within
 # the limits above): the sanitizers' compiles are slower, and a busy
 # machine must not fail them.
@@ -202,7 +202,7 @@ compile_failure() {
     how=$(cut -f1 "$st" 2>/dev/null)
     case $how in
     cpu)  echo "src/$name: the compiler ran out of time (30 s of CPU): a preprocessor bomb, or a file far too large"; return ;;
-    wall) echo "src/$name: the compiler took more than 120 s: a preprocessor bomb, or a file far too large"; return ;;
+    wall) echo "src/$name: the compiler took more than 300 s: a preprocessor bomb, or a file far too large"; return ;;
     memory|signaled)
           echo "src/$name: the compiler was stopped ($(cut -f4 "$st")): a preprocessor bomb, or a file far too large"; return ;;
     start) echo "src/$name: the sandbox could not run the compiler: $(cut -f4 "$st")"; return ;;
