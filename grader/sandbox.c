@@ -267,6 +267,10 @@ static void bwrap_args(argbuf *a, const sb_opts *o, char *const argv[], glob_t *
 {
     arg(a, bwrap_path());
     arg(a, "--unshare-all");
+    /* no user namespace inside it: the compiler and the linker run without
+     * the seccomp filter, and nested namespaces are kernel attack surface */
+    arg(a, "--unshare-user");
+    arg(a, "--disable-userns");
     arg(a, "--die-with-parent");
     arg(a, "--new-session");
     arg(a, "--uid");

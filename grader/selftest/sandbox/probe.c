@@ -232,6 +232,11 @@ int main(int argc, char **argv)
             return refused("mount");
         return worked("mount");
     }
+    if (strcmp(a, "userns") == 0) {   /* a user namespace of its own */
+        if (unshare(CLONE_NEWUSER) != 0)
+            return refused("unshare(CLONE_NEWUSER)");
+        return worked("unshare(CLONE_NEWUSER)");
+    }
     if (strcmp(a, "io_uring") == 0) {   /* io_uring could pass by seccomp */
         char params[120] = { 0 };
         if (syscall(SYS_io_uring_setup, 4, params) < 0)

@@ -308,6 +308,10 @@ int main(int argc, char **argv)
     must_be_killed("cannot take over the sandbox's SIGSYS handler", &o, "sigsys", NULL);
     must_be_killed("cannot mount", &o, "mount", NULL);
     must_be_killed("cannot use io_uring", &o, "io_uring", NULL);
+    must_be_killed("cannot make a user namespace", &o, "userns", NULL);
+    if (mode == SB_NAMESPACES)
+        must_fail("without the lock-down (as a compiler runs), still no user namespace", &o,
+                  "--nolock", "userns", NULL);
 
     /* limits */
     sb_opts w = o;
