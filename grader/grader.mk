@@ -59,7 +59,7 @@ build/grader/sandbox-test/%: grader/selftest/sandbox/%.c grader/sandbox.c grader
 	$(Q)$(CC) $(SANDBOX_FLAGS) $< grader/sandbox.c -o $@
 
 sandbox-test: build/grader/sandbox-test/test_sandbox build/grader/sandbox-test/probe ## the sandbox's self-tests: probes that must fail to leave it
-	@build/grader/sandbox-test/test_sandbox build/grader/sandbox-test/probe
+	@build/grader/sandbox-test/test_sandbox build/grader/sandbox-test/probe $(CURDIR)
 
 .PHONY: sandbox-test
 

@@ -49,7 +49,9 @@ judge() {
     read -r rc secs <"$work/$name.status"
     why=""
     [ "$rc" -eq 0 ] || why="grade.sh exited $rc: $(tail -n 3 "$work/$name.log" | tr '\n' ' ')"
-    [ -n "$why" ] || [ "$secs" -lt "$limit" ] || why="took $secs s, more than $limit s"
+    # (the time is judged last: a slow grade's claims are still checked)
+    local slow=""
+    [ "$secs" -lt "$limit" ] || slow="took $secs s, more than $limit s (load: $(cut -d' ' -f1-3 /proc/loadavg))"
     [ -n "$why" ] || tail -n 1 "$work/$name.log" | grep -qE '^[0-9]+ passed, [0-9]+ failed$' ||
         why="the report does not end with 'N passed, N failed'"
     [ -n "$why" ] || why=$(python3 - "$work/$name" "$expect" "$work/$name.log" <<'EOF'
@@ -102,6 +104,7 @@ for line in open(expect):
         print(f"unknown claim '{kind}' in {expect}")
 EOF
 )
+    why=$(printf '%s\n%s' "$why" "$slow" | sed '/^$/d')
     if [ -z "$why" ]; then
         echo "ok - $name (${secs} s)"
     else
