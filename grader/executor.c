@@ -11,13 +11,24 @@
  */
 #include "kit_impl.h"
 #include "runner.h"
+#include "sandbox.h"
 
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-int main(void)
+/* executor [CPU-SECONDS [gpu|cpu]]: the grader gives its CPU limit, to the
+ * microsecond, and whether a GPU's runtime must be allowed. */
+int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
     k_catch_cpu_limit();   /* a timeout's message then says where it looped */
+    if (argc > 1)
+        k_limit_cpu(atof(argv[1]));
+    if (sb_lockdown(argc > 2 && strcmp(argv[2], "gpu") == 0 ? SB_POLICY_GPU : SB_POLICY_CPU) != 0) {
+        fprintf(stderr, "executor: cannot lock down: %s\n", sb_error());
+        return 3;
+    }
     return k_serve(0, 3);
 }

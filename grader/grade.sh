@@ -11,20 +11,31 @@
 #
 # CUDA files run on the GPU when there is one (nvidia-smi -L finds it and
 # nvcc is installed), otherwise on the CPU emulator of grader/emu/ (a .cu
-# file is rewritten by cu2cpp.py and compiled by g++); CUDA=emu|gpu forces
-# the choice, as for make (cuda.mk decides).  The choice is printed and
-# reported.  GRADE_BUILD_ONLY=1 builds the two runners (OUTDIR/runner-normal,
-# OUTDIR/runner-asan) and stops: make check does so with CUDA=gpu on
-# machines without a GPU.
+# file is rewritten by cu2cpp.py and compiled by g++); CUDA=emu|gpu (or
+# GRADE_CUDA) forces the choice, which the project's one CUDA recipe,
+# cuda.mk, makes.  The choice is printed and reported.
+#
+# Every step that touches the submission runs in the sandbox
+# (build/grader/sandbox, grader/sandbox.c): compiling a lesson file,
+# linking, and each test's executor, each unprivileged, with only what it needs
+# in view and limits of its own (a compile: 30 s of CPU, 3 GB of memory,
+# files of at most 64 MB; a lesson file over 1 MB is refused before).  The sandbox's mode
+# (namespaces, or a fallback) is printed and reported.  A whole grade stops
+# after GRADE_TIME_LIMIT seconds (default 1200), with a results.json that
+# says so.
 #
 # Each lesson file is compiled alone and checked (a .cu file as the
 # emulator compiles it, and with a GPU also by nvcc):
-#   - it compiles (with the grader's flags);
+#   - it is at most 1 MB and compiles (with the grader's flags, in the
+#     sandbox, within its limits);
 #   - it includes nothing from outside the submission and the API (a .cu
 #     file also CUDA's runtime headers, and system headers);
+#   - its object holds only sections and symbols of an allow-list: code,
+#     data, read-only data, debug information, unwind tables; nothing that
+#     runs code by itself (.preinit_array, .init_array, .ctors, .init,
+#     .fini*, ifunc resolvers, ...) and no executable stack;
 #   - it defines exactly the global symbols its skeleton defines (C++
-#     template code that g++ emits as weak symbols aside), and no
-#     constructors or destructors its skeleton does not have;
+#     template code that g++ emits as weak symbols aside);
 #   - every symbol it uses comes from the API, the framework, libc, libm,
 #     and for a .cu file libstdc++ and the CUDA runtime (the emulator's)
 #     (not from Check, the test helpers or the grader).
@@ -39,12 +50,49 @@
 # solution's version of every other lesson, so that a bug costs points in
 # its own lesson only; and one of the submission's whole tree, for the
 # integration section.  build/grader/verdict, which never loads submitted
-# code, runs the hidden tests against them and takes every verdict; then
-# grader/report writes OUTDIR/results.json, OUTDIR/junit.xml and the table.
+# code, runs the hidden tests: for each test it starts an executor in the
+# sandbox (locked down by its own seccomp filter before it reads a call),
+# sends it the test's calls as data, takes back raw results and judges
+# them; then grader/report writes OUTDIR/results.json, OUTDIR/junit.xml
+# and the table.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "grade: $*" >&2; exit 2; }
+
+# The whole grade's time limit: past it, everything the grade started is
+# killed (timeout's process group; the sandboxes die with their parents),
+# and results.json says why there is no score.
+if [ -z "${GRADE_LIMITED:-}" ] && [ $# -eq 2 ]; then
+    limit=${GRADE_TIME_LIMIT:-1200}
+    [[ $limit =~ ^[1-9][0-9]*$ ]] || die "GRADE_TIME_LIMIT=$limit: it must be a number of seconds"
+    GRADE_LIMITED=1 timeout -k 10 "$limit" bash "$0" "$@" &
+    graded=$!
+    trap 'kill -TERM -- -$graded $graded 2>/dev/null' INT TERM
+    wait $graded
+    rc=$?
+    [ $rc -gt 128 ] && kill -0 $graded 2>/dev/null && { wait $graded; rc=$?; }
+    if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+        msg="grade: stopped after $limit s, the time limit of a whole grade (GRADE_TIME_LIMIT): no score. Its tests ran out of time one after another, or the machine is far too busy."
+        mkdir -p "$2" && python3 -c 'import json, sys
+json.dump({"score": 0, "output": sys.argv[1], "tests": []}, open(sys.argv[2], "w"))' \
+            "$msg" "$2/results.json"
+        echo "$msg" >&2
+        exit 2
+    fi
+    exit $rc
+fi
+
+# The sandbox every step that touches the submission runs in.
+SANDBOX="$root/build/grader/sandbox"
+[ -x "$SANDBOX" ] || die "the grader is not built: run it through 'make grade'"
+sb_mode=$("$SANDBOX" mode) || die "the sandbox does not work here"
+# found once: every step of this grade runs in the same mode
+case $sb_mode in
+    namespaces*) export SB_MODE=namespaces ;;
+    uid*) export SB_MODE=uid ;;
+    *) export SB_MODE=none ;;
+esac
 
 # Where the CUDA lessons run, and how .cu files are built: the project's
 # one CUDA recipe, cuda.mk, decides (CUDA=emu|gpu|auto as for make; the
@@ -54,7 +102,9 @@ die() { echo "grade: $*" >&2; exit 2; }
 cuda_env=$(make -s --no-print-directory -C "$root" -f cuda.mk cuda-env \
     CUDA="${GRADE_CUDA:-${CUDA:-auto}}") || die "the CUDA recipe (cuda.mk) failed (see above)"
 eval "$cuda_env"
+GPU_VIEW=()
 if [ "$cuda_mode" = gpu ]; then
+    GPU_VIEW=(--gpu)
     gpu=$(nvidia-smi -L 2>/dev/null | sed -n '1{s/^GPU [0-9]*: //;s/ (UUID.*//;p}')
     echo "grade: CUDA lessons run on the GPU (${gpu:-none visible here}), built by nvcc" >&2
 else
@@ -74,7 +124,7 @@ times="$root/build/grader/solution-cpu-$cuda_mode"
 ensure_times() {
     if [ ! -s "$times-normal.tsv" ] || [ ! -s "$times-asan.tsv" ] ||
        [ -n "$(find "$root/grader/hidden" "$root/solution/src" "$root/tests/kit" \
-            "$root/grader/verdict.c" "$root/grader/emu" -newer "$times-asan.tsv" 2>/dev/null | head -n 1)" ]; then
+            "$root/grader/verdict.c" "$root/grader/sandbox.c" "$root/grader/executor.c" "$root/grader/emu" -newer "$times-asan.tsv" 2>/dev/null | head -n 1)" ]; then
         echo "grade: timing the solution's tests once on this machine, to set limits" >&2
         GRADE_LESSONS= GRADE_CALIBRATING=1 bash "$0" "$root/solution" "$root/build/grader/calibration" ||
             die "could not time the solution"
@@ -105,6 +155,76 @@ scratch=$(mktemp -d "${TMPDIR:-/tmp}/grade.XXXXXX") || die "no scratch folder"
 # GRADE_KEEP=1 keeps the scratch builds (for the grader's authors)
 [ -n "${GRADE_KEEP:-}" ] && echo "grade: scratch builds kept in $scratch" >&2 ||
     trap 'rm -rf "$scratch"' EXIT
+# The sandboxed steps see folders of the scratch alone: the sandbox's uid
+# may pass through it (to bind or reach them), not list it.
+chmod 711 "$scratch"
+echo "grade: sandbox: $sb_mode" >&2
+echo "$sb_mode" >"$out/sandbox-mode.txt"
+case $sb_mode in
+uid*)   # no namespaces: what uid 65534 cannot read stays out of reach
+    if [ "$(id -u)" -eq 0 ]; then
+        chmod o-rwx "$root" "$out" ||
+            die "cannot make the grader's folder unreadable to the sandbox's uid"
+        echo "grade: sandbox fallback: $root made unreadable to other users (chmod o-rwx)" >&2
+    fi ;;
+limits*) echo "grade: WARNING: no namespaces and not root: the tests run as you, with" \
+              "limits and the seccomp filter alone" >&2 ;;
+esac
+
+# What the sandboxed steps use, copied out of the grader's tree (which a
+# fallback sandbox cannot read): the emulator's headers and rewriter, the
+# executor's own objects (no test, no reference: grader/executor.c and the
+# kit's exec.c and wire.c).
+kit="$scratch/kit"
+mkdir -p "$kit/emu"
+cp -R "$root/grader/emu/include" "$root/grader/emu/cu2cpp.py" "$kit/emu/"
+for v in normal asan; do
+    mkdir -p "$kit/$v"
+    find "$root/build/grader/$v/exec" -name '*.o' | sort | while read -r o; do
+        cp "$o" "$kit/$v/$(echo "${o#"$root/build/grader/$v/exec/"}" | tr / _)"
+    done
+    if [ -s "$root/build/grader/emu-$v/emu.o" ]; then
+        mkdir -p "$kit/emu-$v"
+        cp "$root/build/grader/emu-$v/emu.o" "$kit/emu-$v/emu.o"
+    fi
+done
+
+# in_sandbox STATUS [OPTIONS] -- CMD...: a step that touches the submission
+# (sandbox_cli.c: the options; STATUS: how it ended).
+in_sandbox() {
+    local st=$1
+    shift
+    "$SANDBOX" run --status "$st" "$@"
+}
+# A compile of submitted code: limits no correct lesson file comes near.
+COMPILE_LIMITS=(--cpu 30 --wall 300 --mem 3G --fsize 64M --tmp 256M --nproc 64)
+# The grader's own builds of accepted files (already compiled once within
+# the limits above): the sanitizers' compiles are slower, and a busy
+# machine must not fail them.
+BUILD_LIMITS=(--cpu 300 --wall 900 --mem 4G --fsize 512M --tmp 1G --nproc 64)
+MAX_LESSON_BYTES=$((1024 * 1024))
+
+# What a failed compile says: the compiler's diagnostics located in the
+# submission's file (never a line of any other file), or how the sandbox
+# stopped it.  NAME STATUS ERRFILE [COMPILER]
+compile_failure() {
+    local name=$1 st=$2 err=$3 how diag
+    how=$(cut -f1 "$st" 2>/dev/null)
+    case $how in
+    cpu)  echo "src/$name: the compiler ran out of time (30 s of CPU): a preprocessor bomb, or a file far too large"; return ;;
+    wall) echo "src/$name: the compiler took more than 300 s: a preprocessor bomb, or a file far too large"; return ;;
+    memory|signaled)
+          echo "src/$name: the compiler was stopped ($(cut -f4 "$st")): a preprocessor bomb, or a file far too large"; return ;;
+    start) echo "src/$name: the sandbox could not run the compiler: $(cut -f4 "$st")"; return ;;
+    esac
+    if grep -qE 'memory exhausted|out of memory' "$err"; then
+        echo "src/$name: the compiler ran out of memory (3 GB): a preprocessor bomb, or a file far too large"
+        return
+    fi
+    diag=$(grep -E "^src/$name:[0-9]+(:[0-9]+)?: |Error: " "$err" |
+           grep -m3 -iE 'error|cannot' | cut -c1-300 | tr '\n' ' ')
+    echo "src/$name does not compile${4:+ with $4}: ${diag:-its compiler messages point outside the submission}"
+}
 
 CC=${CC:-cc}
 CXX=${CXX:-g++}
@@ -112,15 +232,16 @@ STUDENT_FLAGS=(-std=c11 -g -Wall -Wextra -D_POSIX_C_SOURCE=200809L)
 CU_FLAGS=(-std=c++17 -g -Wall -Wextra)
 SAN_FLAGS=(-O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
 CHECK_LIBS=$(pkg-config --libs check)
-EMU="$root/grader/emu"
 
 # compile_cu SRC OBJ FLAGS...: a .cu file for the emulator (rewritten by
 # cu2cpp.py, then g++), with the submission's src/ first for "..." headers.
+# $SBX (a command prefix, or empty) runs both in the sandbox.
+SBX=()
 compile_cu() {
     local src=$1 obj=$2 cpp="${2%.o}.cpp"
     shift 2
-    python3 "$EMU/cu2cpp.py" "$src" "$cpp" || return 1
-    "$CXX" "${CU_FLAGS[@]}" "$@" -I"$EMU/include" -I"$base/include" \
+    "${SBX[@]}" python3 "$kit/emu/cu2cpp.py" "$src" "$cpp" || return 1
+    "${SBX[@]}" "$CXX" "${CU_FLAGS[@]}" "$@" -I"$kit/emu/include" -I"$base/include" \
         -iquote "$(dirname "$src")" -c "$cpp" -o "$obj"
 }
 
@@ -167,18 +288,43 @@ libsyms() {
 {
     cat "$scratch/allowed-uses"
     libsyms libstdc++.so.6 libgcc_s.so.1
-    [ -s "$root/build/grader/emu-normal/emu.o" ] && defined "$root/build/grader/emu-normal/emu.o"
+    [ -s "$kit/emu-normal/emu.o" ] && defined "$kit/emu-normal/emu.o"
     echo __gxx_personality_v0
 } | sort -u >"$scratch/allowed-uses-cu"
 # What a .cu file's weak symbols must not replace: anything else linked.
 {
     defined "$scratch/array.o"
     defined "$scratch/device.o"
-    [ -s "$root/build/grader/emu-normal/emu.o" ] && defined "$root/build/grader/emu-normal/emu.o"
-    find "$root/build/grader/normal/exec" -name '*.o' -exec nm -g --defined-only {} + |
+    [ -s "$kit/emu-normal/emu.o" ] && defined "$kit/emu-normal/emu.o"
+    find "$kit/normal" -name '*.o' -exec nm -g --defined-only {} + |
         awk 'NF == 3 {print $3}'
     libsyms libc.so.6 libm.so.6 libstdc++.so.6 libgcc_s.so.1
 } | sort -u >"$scratch/taken"
+
+# The sections a lesson object may hold (readelf -S names and types):
+# code, data, read-only and thread-local data, C++ comdat groups and
+# exception tables, unwind tables, debug information, and relocations of
+# those.  Nothing that runs code by itself (.preinit_array, .init_array,
+# .fini_array, .ctors, .dtors, .init, .fini), and nothing the linker would
+# treat specially (.gnu.warning*, .gnu.linkonce*, other notes).
+SECTION_NAMES='(\.rela)?(\.text|\.data|\.bss|\.rodata|\.tdata|\.tbss|\.data\.rel\.ro|\.data\.rel|\.gcc_except_table)(\.[A-Za-z0-9_.$]+)?|\.comment|\.note\.GNU-stack|\.note\.gnu\.property|(\.rela)?\.eh_frame|\.group|\.symtab|\.symtab_shndx|\.strtab|\.shstrtab|(\.rela)?\.debug_[a-z_]+'
+SECTION_TYPES='PROGBITS|NOBITS|NOTE|RELA|SYMTAB|SYMTAB_SHNDX|STRTAB|GROUP|X86_64_UNWIND'
+# object_check OBJ: what in OBJ is not on the allow-lists, as a sentence
+# (nothing when all is well)
+object_check() {
+    local obj=$1 bad
+    bad=$(readelf -SW "$obj" 2>/dev/null | sed -nE 's/^ *\[ *[0-9]+\] +//p' |
+          awk -v names="^($SECTION_NAMES)\$" -v types="^($SECTION_TYPES)\$" \
+              '$1 == "NULL" { next }
+               $1 !~ names || $2 !~ types { printf "section %s (%s), ", $1, $2 }
+               $1 == ".note.GNU-stack" && $8 ~ /X/ { printf "an executable stack, " }')
+    bad+=$(readelf -sW "$obj" 2>/dev/null | awk 'NR > 3 && $4 !~ /^(NOTYPE|OBJECT|FUNC|SECTION|FILE|TLS|COMMON)$/ {
+              printf "symbol %s of kind %s, ", $8, $4 }')
+    if ! readelf -h "$obj" >/dev/null 2>&1; then
+        bad="an object readelf cannot read, "
+    fi
+    [ -n "$bad" ] && echo "${bad%, }"
+}
 
 check_lesson() {   # FILE: 0 if the submission's version is accepted
     local f=$1 name lesson cand cu=false
@@ -194,34 +340,53 @@ check_lesson() {   # FILE: 0 if the submission's version is accepted
         note "$lesson" rejected "src/$name is not a plain file"
         return 1
     fi
-    rm -rf "$scratch/cand" "$scratch/skel"
+    local size
+    size=$(stat -c %s "$cand")
+    if [ "$size" -gt "$MAX_LESSON_BYTES" ]; then
+        note "$lesson" rejected "src/$name is $(awk -v b="$size" 'BEGIN { printf "%.1f MB", b / 1048576 }'); a lesson file may be at most 1 MB"
+        return 1
+    fi
+    rm -rf "$scratch/cand" "$scratch/skel" "$scratch/cand".*
     mkdir -p "$scratch/cand/src" "$scratch/skel"
     cp "$cand" "$scratch/cand/src/$name"
     cp "$base/src/"*.h "$scratch/cand/src/"
-    local obj="$scratch/cand/$name.o" err="$scratch/cand/$name.err" deps
+    local obj="$name.o" err="$scratch/cand.err" st="$scratch/cand.status" deps
+    # Compiled in the sandbox, in the candidate's folder, by relative
+    # paths: the messages name src/NAME, and nothing of the grader's is in
+    # view but the API's headers (and the emulator's).
+    SBX=(in_sandbox "$st" "${COMPILE_LIMITS[@]}" --rw "$scratch/cand" --cwd "$scratch/cand"
+         --ro "$base/include" --ro "$kit/emu" --)
     if $cu; then
-        if ! compile_cu "$scratch/cand/src/$name" "$obj" -O2 2>"$err"; then
-            note "$lesson" "compile error" "src/$name does not compile: $(grep -m3 -E 'error' "$err" | sed "s|$scratch/cand/||g" | tr '\n' ' ')"
+        if ! (cd "$scratch/cand" && compile_cu "src/$name" "$obj" -O2 -MMD -MF "$name.d") 2>"$err"; then
+            SBX=()
+            note "$lesson" "compile error" "$(compile_failure "$name" "$st" "$err")"
             return 1
         fi
-        deps=$("$CXX" "${CU_FLAGS[@]}" -I"$EMU/include" -I"$base/include" \
-               -iquote "$scratch/cand/src" -MM "$scratch/cand/$name.cpp")
     else
-        if ! "$CC" "${STUDENT_FLAGS[@]}" -O2 -I"$base/include" -c "$scratch/cand/src/$name" \
-                -o "$obj" 2>"$err"; then
-            note "$lesson" "compile error" "src/$name does not compile: $(grep -m3 -E 'error' "$err" | sed "s|$scratch/cand/||g" | tr '\n' ' ')"
+        if ! "${SBX[@]}" "$CC" "${STUDENT_FLAGS[@]}" -O2 -I"$base/include" -c "src/$name" \
+                -o "$obj" -MMD -MF "$name.d" 2>"$err"; then
+            SBX=()
+            note "$lesson" "compile error" "$(compile_failure "$name" "$st" "$err")"
             return 1
         fi
-        deps=$("$CC" "${STUDENT_FLAGS[@]}" -I"$base/include" -MM "$scratch/cand/src/$name")
     fi
+    SBX=()
+    obj="$scratch/cand/$obj"
+    deps=$(cat "$scratch/cand/$name.d" 2>/dev/null)
     # Headers: only the API and the framework's (no reaching into the
     # grader); the emulator's CUDA headers for a .cu file.
     local bad
     bad=$(echo "$deps" | tr ' \\' '\n\n' | grep -v -e ':$' -e '^$' |
-          grep -vxF -e "$scratch/cand/src/$name" -e "$scratch/cand/$name.cpp" |
-          grep -vE "^($scratch/cand/src/|$base/include/|$EMU/include/)" || true)
+          grep -vxF -e "src/$name" -e "$name.cpp" -e "$name.o" |
+          grep -vE "^(src/|$base/include/|$kit/emu/include/)" || true)
     if [ -n "$bad" ]; then
         note "$lesson" rejected "src/$name includes files from outside the submission: $(echo $bad)"
+        return 1
+    fi
+    # Nothing may run before main (or after it) but the grader's code.
+    bad=$(object_check "$obj")
+    if [ -n "$bad" ]; then
+        note "$lesson" rejected "src/$name holds what could run code by itself, or that a lesson file has no use for: $bad (constructors, destructors, ifunc resolvers and sections of one's own are not allowed)"
         return 1
     fi
     local skel="$scratch/skel/$name.o"
@@ -230,13 +395,6 @@ check_lesson() {   # FILE: 0 if the submission's version is accepted
     else
         "$CC" "${STUDENT_FLAGS[@]}" -O2 -I"$base/include" -c "$f" -o "$skel"
     fi
-    local sect
-    for sect in init_array ctors fini_array dtors; do
-        if objdump -h "$obj" | grep -qE "\.$sect\b" && ! objdump -h "$skel" | grep -qE "\.$sect\b"; then
-            note "$lesson" rejected "src/$name defines a constructor or destructor (code that runs before or after main)"
-            return 1
-        fi
-    done
     local extra missing
     extra=$(comm -23 <(strong "$obj") <(strong "$skel"))
     if [ -n "$extra" ]; then
@@ -264,9 +422,10 @@ check_lesson() {   # FILE: 0 if the submission's version is accepted
         return 1
     fi
     # With a GPU, the file must also build with nvcc (CUDA-only errors).
-    if $cu && [ "$cuda_mode" = gpu ] && ! "$nvcc" "${nvcc_normal[@]}" -I"$base/include" \
-            -c "$scratch/cand/src/$name" -o "$scratch/cand/$name.gpu.o" 2>"$err"; then
-        note "$lesson" "compile error" "src/$name does not compile with nvcc: $(grep -m3 -E 'error' "$err" | sed "s|$scratch/cand/||g" | tr '\n' ' ')"
+    if $cu && [ "$cuda_mode" = gpu ] && ! in_sandbox "$st" "${COMPILE_LIMITS[@]}" "${GPU_VIEW[@]}" \
+            --rw "$scratch/cand" --cwd "$scratch/cand" --ro "$base/include" -- \
+            "$nvcc" "${nvcc_normal[@]}" -I"$base/include" -c "src/$name" -o "$name.gpu.o" 2>"$err"; then
+        note "$lesson" "compile error" "$(compile_failure "$name" "$st" "$err" nvcc)"
         return 1
     fi
     # the plain build reuses this object (same compiler, flags and source)
@@ -274,7 +433,7 @@ check_lesson() {   # FILE: 0 if the submission's version is accepted
     if ! $cu || [ "$cuda_mode" = emu ]; then cp "$obj" "$scratch/prebuilt/$name.o"
     else cp "$scratch/cand/$name.gpu.o" "$scratch/prebuilt/$name.o"; fi
     if grep -qiE 'warning' "$err"; then
-        note "$lesson" warnings "src/$name compiles with warnings: $(grep -m2 -i warning "$err" | sed "s|$scratch/cand/||g" | tr '\n' ' ')"
+        note "$lesson" warnings "src/$name compiles with warnings: $(grep -E "^src/$name:[0-9]+" "$err" | grep -m2 -i warning | cut -c1-300 | tr '\n' ' ')"
     fi
     return 0
 }
@@ -299,16 +458,17 @@ for f in "$base/src/"[0-9][0-9]_*.c "$base/src/"[0-9][0-9]_*.cu; do
 done
 
 # compile VARIANT SRC OBJ FLAGS...: one file of a tree, as the grader
-# builds it for that build (a .cu file by nvcc with the CUDA recipe's flags
-# of the build, or for the emulator with FLAGS)
+# builds it for that build (a .cu file by nvcc with the CUDA recipe's
+# flags of the build, or for the emulator with FLAGS).  SRC is relative to
+# the tree's folder, the working directory; $SBX runs it in the sandbox.
 compile() {
     local -n nvcc_variant="nvcc_$1"
     local src=$2 obj=$3
     shift 3
     case $src in
-    *.c) "$CC" "${STUDENT_FLAGS[@]}" "$@" -I"$base/include" -c "$src" -o "$obj" ;;
+    *.c) "${SBX[@]}" "$CC" "${STUDENT_FLAGS[@]}" "$@" -I"$base/include" -c "$src" -o "$obj" ;;
     *)  if [ "$cuda_mode" = gpu ]; then
-            "$nvcc" "${nvcc_variant[@]}" -I"$base/include" -c "$src" -o "$obj"
+            "${SBX[@]}" "$nvcc" "${nvcc_variant[@]}" -I"$base/include" -c "$src" -o "$obj"
         else
             compile_cu "$src" "$obj" "$@"
         fi ;;
@@ -316,7 +476,8 @@ compile() {
 }
 
 # The solution's lesson files, compiled once per machine and build (they
-# stand in for every lesson but the one under test).
+# stand in for every lesson but the one under test).  The grader's own
+# code: built outside the sandbox, in build/grader.
 solution_objs() {   # VARIANT FLAGS...
     local v=$1 dir="$root/build/grader/solution-$cuda_mode/$1" f
     shift
@@ -328,12 +489,14 @@ solution_objs() {   # VARIANT FLAGS...
             cp -R "$root/skeleton/include" "$dir/tree/" && cp "$root/skeleton/src/"*.h "$dir/src/"
             for f in "$root/solution/src/"[0-9][0-9]_*.c "$root/solution/src/"[0-9][0-9]_*.cu; do
                 cp "$f" "$dir/src/"
-                base="$dir/tree" compile "$v" "$dir/src/$(basename "$f")" "$dir/$(basename "$f").o" "$@" ||
-                    exit 1
+                (cd "$dir" && base="$dir/tree" compile "$v" "src/$(basename "$f")" \
+                    "$dir/$(basename "$f").o" "$@") || exit 1
             done
             touch "$dir/.done"
         fi
     ) 9>"$root/build/grader/solution-$cuda_mode-$v.lock" 2>>"$scratch/solution-build.log"
+    rm -rf "$kit/solution-$v"
+    cp -R "$dir" "$kit/solution-$v"   # in the sandbox's view, for the links
 }
 
 build() {   # VARIANT FLAGS...: the executors of one build, in $scratch/VARIANT
@@ -341,36 +504,51 @@ build() {   # VARIANT FLAGS...: the executors of one build, in $scratch/VARIANT
     shift
     mkdir -p "$dir/obj"
     solution_objs "$v" "$@" || return 1
+    # In the sandbox, from the tree's folder (messages name src/NAME).  The
+    # sanitizer build sees the lesson files as the checked plain build did
+    # (#ifdef __SANITIZE_ADDRESS__ cannot add code the check never saw).
+    local same=()
+    [ "$v" = asan ] && same=(-U__SANITIZE_ADDRESS__)
+    SBX=(in_sandbox "$dir/compile.status" "${BUILD_LIMITS[@]}" "${GPU_VIEW[@]}" --ro "$base"
+         --ro "$kit/emu" --rw "$dir" --cwd "$base" --)
     local framework=() mine=()
     for f in "$base/src/"*.c "$base/src/"*.cu; do
         [ -e "$f" ] || continue
         name=$(basename "$f")
         o="$dir/obj/$name.o"
         if [[ $name == [0-9][0-9]_* && $theirs != *" $name "* ]]; then
-            o="$root/build/grader/solution-$cuda_mode/$v/$name.o"   # a stand-in
+            o="$kit/solution-$v/$name.o"   # a stand-in
         elif [ "$v" = normal ] && [ -s "$scratch/prebuilt/$name.o" ]; then
             o="$scratch/prebuilt/$name.o"
-        else
-            compile "$v" "$f" "$o" "$@" 2>>"$dir/build.log" || return 1
+        elif ! (cd "$base" && compile "$v" "src/$name" "$o" "$@" "${same[@]}") 2>>"$dir/build.log"; then
+            echo "grade: compiling src/$name: $(cut -f4 "$dir/compile.status" 2>/dev/null)" >>"$dir/build.log"
+            SBX=()
+            return 1
         fi
         case $name in [0-9][0-9]_*) mine+=("$o") ;; *) framework+=("$o") ;; esac
     done
-    local rest=("$root/build/grader/$v/exec/grader/executor.o" \
-                "$root/build/grader/$v/exec/tests/kit/wire.o" \
-                "$root/build/grader/$v/exec/tests/kit/exec.o" \
-                "$root/build/grader/$v/exec/tests/kit/stack.o" "${framework[@]}")
-    [ "$cuda_mode" = emu ] && rest+=("$root/build/grader/emu-$v/emu.o")
-    link() {   # OUT OBJS...
-        local out=$1
+    SBX=()
+    local rest=("$kit/$v/grader_executor.o" "$kit/$v/grader_sandbox.o" "$kit/$v/tests_kit_wire.o"
+                "$kit/$v/tests_kit_exec.o" "$kit/$v/tests_kit_stack.o" "${framework[@]}")
+    [ "$cuda_mode" = emu ] && rest+=("$kit/emu-$v/emu.o")
+    link() {   # OUT OBJS...: one executor, linked in the sandbox
+        local to=$1
         shift
-        "$CXX" "${SAN_LINK[@]}" "$@" "${rest[@]}" "${cuda_libs[@]}" -lm -o "$out" 2>>"$dir/build.log"
+        in_sandbox "$dir/link.status" "${BUILD_LIMITS[@]}" "${GPU_VIEW[@]}" --ro "$kit" \
+            --ro "$scratch/prebuilt" --rw "$dir" --cwd "$dir" -- \
+            "$CXX" "${SAN_LINK[@]}" "$@" "${rest[@]}" "${cuda_libs[@]}" -lm -o "$to" \
+            2>>"$dir/build.log" || {
+            echo "grade: linking $(basename "$to"): $(cut -f4 "$dir/link.status" 2>/dev/null)" \
+                >>"$dir/build.log"
+            return 1
+        }
     }
     # lesson N: the submission's file N, the solution's others
     for o in "${mine[@]}"; do
         name=$(basename "$o" .o)
         l=$((10#${name%%_*}))
         local objs=("$o")
-        for f in "$root/build/grader/solution-$cuda_mode/$v/"[0-9][0-9]_*.o; do
+        for f in "$kit/solution-$v/"[0-9][0-9]_*.o; do
             [ "$(basename "$f")" = "$name.o" ] || objs+=("$f")
         done
         link "$dir/exec-$l" "${objs[@]}" || return 1
@@ -385,7 +563,10 @@ if ! build normal -O2; then
 fi
 lessons=()
 for l in ${GRADE_LESSONS:-}; do lessons+=(-l "$l"); done
+# The verdict: the grader's own program, outside the sandbox; it starts
+# each test's executor in it, in the mode SB_MODE names (-g: a GPU in view).
 verdict=("$root/build/grader/verdict" "${lessons[@]}" "${rejected[@]}")
+[ "$cuda_mode" = gpu ] && verdict+=(-g)
 # (cuda_asan_options: what ASan must be told on this CUDA device)
 SAN_ENV=(ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1:abort_on_error=0${cuda_asan_options:+:$cuda_asan_options}
          UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
@@ -442,4 +623,4 @@ case $cuda_mode:$dev in
 esac
 "$root/build/grader/report" -w "$root/grader/weights.tsv" -b "$notes" \
     -n "$out/normal.tsv" -a "$out/asan.tsv" $([ -s "$out/integration.tsv" ] && echo -i "$out/integration.tsv") \
-    -o "$out" -s "$tree" -c "CUDA: $where"
+    -o "$out" -s "$tree" -c "CUDA: $where; sandbox: $sb_mode"

@@ -12,9 +12,9 @@ GRADE_OUT ?= build/grade/$(TREE_ID)
 #   build/grader/VARIANT/exec the kit's executor (calls in, raw results out),
 #                             linked with a submission into each executor
 KIT_VERDICT_SRCS := $(addprefix tests/kit/,gen.c ref.c check.c wire.c runner.c stack.c transition.c)
-VERDICT_SRCS := grader/verdict.c $(KIT_VERDICT_SRCS) $(sort $(wildcard grader/hidden/*.c))
-EXEC_SRCS := grader/executor.c tests/kit/wire.c tests/kit/exec.c tests/kit/stack.c
-GRADER_FLAGS := $(CFLAGS_COMMON) -Iskeleton/include -Itests/kit $(CHECK_CFLAGS)
+VERDICT_SRCS := grader/verdict.c grader/sandbox.c $(KIT_VERDICT_SRCS) $(sort $(wildcard grader/hidden/*.c))
+EXEC_SRCS := grader/executor.c grader/sandbox.c tests/kit/wire.c tests/kit/exec.c tests/kit/stack.c
+GRADER_FLAGS := $(CFLAGS_COMMON) -D_GNU_SOURCE -Iskeleton/include -Itests/kit -Igrader $(CHECK_CFLAGS)
 GRADER_SAN := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 VERDICT_OBJS := $(patsubst %.c,build/grader/verdict-objs/%.o,$(VERDICT_SRCS))
@@ -61,7 +61,25 @@ build/grader/report: grader/report.c
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_COMMON) $(CFLAGS_LIB) -O2 $< $$(pkg-config --cflags --libs libcjson) -o $@
 
-grader-objs: build/grader/report build/grader/verdict $(EXEC_OBJS) $(EMU_OBJS)
+# The sandbox from the shell (grade.sh runs every step that touches the
+# submission through it), and its self-test with the probes it runs.
+SANDBOX_FLAGS := $(CFLAGS_COMMON) $(CFLAGS_LIB) -O2 -Igrader
+build/grader/sandbox: grader/sandbox_cli.c grader/sandbox.c grader/sandbox.h
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(SANDBOX_FLAGS) grader/sandbox_cli.c grader/sandbox.c -o $@
+
+build/grader/sandbox-test/%: grader/selftest/sandbox/%.c grader/sandbox.c grader/sandbox.h
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(SANDBOX_FLAGS) $< grader/sandbox.c -o $@
+
+sandbox-test: build/grader/sandbox-test/test_sandbox build/grader/sandbox-test/probe ## the sandbox's self-tests: probes that must fail to leave it
+	@build/grader/sandbox-test/test_sandbox build/grader/sandbox-test/probe $(CURDIR)
+
+.PHONY: sandbox-test
+
+grader-objs: build/grader/report build/grader/sandbox build/grader/verdict $(EXEC_OBJS) $(EMU_OBJS)
 
 grade: deps grader-objs ## grade TREE with the hidden tests: table, results.json, junit.xml
 	@bash grader/grade.sh $(TREE) $(GRADE_OUT)

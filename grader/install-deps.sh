@@ -24,6 +24,7 @@ checks=(
     "pc:libcjson          libcjson-dev"
     "cmd:gcovr            gcovr"
     "cmd:pandoc           pandoc"
+    "cmd:bwrap            bubblewrap"
 )
 docs=("file:/usr/share/javascript/katex/katex.min.js libjs-katex" "cmd:gnuplot          gnuplot-nox")
 dev=("cmd:inotifywait        inotify-tools" "cmd:bear             bear")

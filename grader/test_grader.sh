@@ -11,12 +11,19 @@
 #   note N TEXT                  the build notes of lesson N say TEXT
 #   total full|zero|partial      the whole grade
 #   every-failure TEXT           every failing test fails cleanly, saying TEXT
+#   absent TEXT                  no report (results.json, junit.xml, the
+#                                table) contains TEXT (a grader file's words)
+#   only N...                    grade only these lessons' tests (faster)
+# A folder may also hold `setup`, a bash script run in the patched tree
+# (for what a patch cannot carry, such as a 50 MB file).
 # Every grade must also end with "N passed, N failed".  The grades run four
 # at a time on this 2-core machine, the solution's among them: a correct
 # lesson must keep full marks however busy the machine is (the limits are
 # CPU time, which a shared machine does not stretch).  The seconds each
-# grade took are printed, never judged.  Then batch grading (grade-all.sh)
-# of a nested and of a broken submission.  Prints "ok - NAME" or "not ok -
+# grade took are printed, never judged.  Then a grade stopped by its
+# overall time limit (GRADE_TIME_LIMIT), and batch grading (grade-all.sh)
+# of a nested and of a broken submission.  SELFTEST_ONLY="name ..." grades
+# those submissions alone (for authors).  Prints "ok - NAME" or "not ok -
 # NAME: why" per case, then the line "N passed, N failed".
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,10 +34,10 @@ AT_ONCE=${GRADE_AT_ONCE:-4}
 
 make -s grader-objs >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 
-# grade NAME TREE: grade into $work/NAME, note the seconds it took
+# grade NAME TREE [LESSONS]: grade into $work/NAME, note the seconds it took
 grade() {
     local t0=$SECONDS
-    bash grader/grade.sh "$2" "$work/$1" >"$work/$1.log" 2>&1
+    GRADE_LESSONS=${3:-} bash grader/grade.sh "$2" "$work/$1" >"$work/$1.log" 2>&1
     echo "$? $((SECONDS - t0))" >"$work/$1.status"
 }
 
@@ -42,9 +49,9 @@ judge() {
     [ "$rc" -eq 0 ] || why="grade.sh exited $rc: $(tail -n 3 "$work/$name.log" | tr '\n' ' ')"
     [ -n "$why" ] || tail -n 1 "$work/$name.log" | grep -qE '^[0-9]+ passed, [0-9]+ failed$' ||
         why="the report does not end with 'N passed, N failed'"
-    [ -n "$why" ] || why=$(python3 - "$work/$name" "$expect" <<'EOF'
+    [ -n "$why" ] || why=$(python3 - "$work/$name" "$expect" "$work/$name.log" <<'EOF'
 import json, sys
-out, expect = sys.argv[1], sys.argv[2]
+out, expect, log = sys.argv[1], sys.argv[2], sys.argv[3]
 res = json.load(open(f"{out}/results.json"))
 notes = [l.rstrip("\n").split("\t") for l in open(f"{out}/build-notes.tsv")]
 score, top = {}, {}
@@ -82,6 +89,13 @@ for line in open(expect):
                (text not in t["output"] or t["output"].startswith(("crash", "timeout")))]
         if bad:
             print(f"{len(bad)} failures do not fail cleanly with '{text}', e.g. {bad[0]}")
+    elif kind == "absent":
+        text = " ".join(words[1:])
+        for f in [f"{out}/results.json", f"{out}/junit.xml", log]:
+            if text in open(f, errors="replace").read():
+                print(f"{f.split('/')[-1]} contains '{text}', a grader file's words")
+    elif kind == "only":
+        pass
     else:
         print(f"unknown claim '{kind}' in {expect}")
 EOF
@@ -93,27 +107,43 @@ EOF
     fi
 }
 
+wanted() { [ -z "${SELFTEST_ONLY:-}" ] || [[ " $SELFTEST_ONLY " == *" $1 "* ]]; }
+
 # Time the solution's tests once (the limits), then grade the solution, the
 # skeleton and every submission, AT_ONCE at a time.
 bash grader/grade.sh --calibrate >"$work/calibrate.log" 2>&1 || { cat "$work/calibrate.log"; exit 1; }
 printf 'total full\n' >"$work/solution.expect"
-cp -R "$root/solution" "$work/tree-solution"
 printf 'total zero\nevery-failure not implemented\n' >"$work/skeleton.expect"
-cases=(solution skeleton)
-cp -R "$root/skeleton" "$work/tree-skeleton"
+cases=()
+if wanted solution; then
+    cases+=(solution)
+    cp -R "$root/solution" "$work/tree-solution"
+fi
+if wanted skeleton; then
+    cases+=(skeleton)
+    cp -R "$root/skeleton" "$work/tree-skeleton"
+fi
 for dir in grader/selftest/submissions/*/; do
     name=$(basename "$dir")
+    wanted "$name" || continue
     cp -R "$root/solution" "$work/tree-$name"
     if ! patch -s -p1 -d "$work/tree-$name" <"$dir/patch" >"$work/$name.log" 2>&1; then
         echo "1 0" >"$work/$name.status"
         echo "patch does not apply to solution/: update $dir/patch" >>"$work/$name.log"
+    elif [ -f "$dir/setup" ] && ! (cd "$work/tree-$name" && bash "$root/$dir/setup") \
+            >>"$work/$name.log" 2>&1; then
+        echo "1 0" >"$work/$name.status"
+        echo "$dir/setup failed" >>"$work/$name.log"
     fi
     cases+=("$name")
 done
 running=0
 for name in "${cases[@]}"; do
     [ -e "$work/$name.status" ] && continue
-    grade "$name" "$work/tree-$name" &
+    only=""
+    [ -f "grader/selftest/submissions/$name/expect" ] &&
+        only=$(awk '$1 == "only" { $1 = ""; print }' "grader/selftest/submissions/$name/expect")
+    grade "$name" "$work/tree-$name" "$only" &
     running=$((running + 1))
     if [ $running -ge "$AT_ONCE" ]; then
         wait -n
@@ -124,6 +154,7 @@ wait
 
 # Batch grading: a good submission nested in an upload folder, and one
 # with no copy of skeleton/ at all; the gradebook must have both rows.
+if wanted batch; then
 mkdir -p "$work/batch/ann/upload" "$work/batch/bob"
 cp -R "$root/solution" "$work/batch/ann/upload/tree"
 echo "not a submission" >"$work/batch/bob/notes.txt"
@@ -139,8 +170,43 @@ elif not bob or not bob["status"].startswith("error"):
 EOF2
 )
 
+fi
+
 passed=0 failed=0
-if [ -z "$batch_why" ] && [ -s "$work/batch-out/gradebook.csv" ]; then
+# A whole grade past its time limit stops, with everything it started, and
+# says so in results.json.
+if wanted time_limit; then
+t0=$SECONDS
+GRADE_TIME_LIMIT=5 bash grader/grade.sh "$root/solution" "$work/time_limit" \
+    >"$work/time_limit.log" 2>&1
+rc=$? secs=$((SECONDS - t0))
+sleep 1
+left=$(pgrep -f "$work/time_limit" | tr '\n' ' ')
+limit_why=$(python3 - "$work/time_limit/results.json" <<'EOF3'
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))
+except Exception as e:
+    print(f"no results.json: {e}")
+    sys.exit()
+if r.get("score") != 0 or "time limit of a whole grade" not in r.get("output", ""):
+    print(f"results.json does not say the grade was stopped: {r}")
+EOF3
+)
+[ $rc -eq 2 ] || limit_why="grade.sh exited $rc, expected 2 ${limit_why}"
+[ $secs -lt 30 ] || limit_why="it took $secs s ${limit_why}"
+[ -z "$left" ] || limit_why="processes left running: $left ${limit_why}"
+if [ -z "$limit_why" ]; then
+    echo "ok - time_limit: a grade past GRADE_TIME_LIMIT (5 s) stops and says so (${secs} s)"
+    passed=$((passed + 1))
+else
+    echo "not ok - time_limit: $limit_why"
+    failed=$((failed + 1))
+fi
+fi
+if ! wanted batch; then
+    :
+elif [ -z "$batch_why" ] && [ -s "$work/batch-out/gradebook.csv" ]; then
     echo "ok - grade-all: gradebook of a nested and a broken submission"
     passed=$((passed + 1))
 else

@@ -3,7 +3,7 @@
  * build of a submission, and takes every verdict itself.
  *
  *   verdict -o results.tsv -d OUTDIR -x EXECDIR [-l LESSON]... [-t TEST]
- *           [-a] [-i] [-j JOBS] [-T times.tsv] [-m FACTOR] [-s FLOOR]
+ *           [-a] [-i] [-g] [-j JOBS] [-T times.tsv] [-m FACTOR] [-s FLOOR]
  *           [-k plain-results.tsv] [-c device.txt] [-R LESSON]...
  *
  * This process never loads submitted code: it links the kit's generators,
@@ -14,7 +14,11 @@
  * EXECDIR/exec-N holds lesson N's file from the submission and every other
  * lesson's from the solution, so a bug costs points in its own lesson only;
  * with -i (the integration section) every test runs on EXECDIR/exec-all,
- * the submission's whole tree.  The executor only streams back raw results
+ * the submission's whole tree.  Each executor starts in the sandbox
+ * (grader/sandbox.c, in the mode SB_MODE names, as grade.sh found it):
+ * unprivileged, seeing its own folder and a private /tmp, with its CPU
+ * limit, and it locks itself down with the sandbox's seccomp filter before
+ * it reads a call (-g: a GPU is in view, and the filter allows it).  The executor only streams back raw results
  * (wire.c); a test passes when the comparison here finds them right.  An
  * executor that exits, crashes, runs out of time or sends anything but the
  * results asked for fails that test, whatever it printed.
@@ -37,9 +41,14 @@
  * result is pass, fail, crash, timeout or skipped; seconds are CPU seconds.
  */
 #include "runner.h"
+#include "sandbox.h"
 
+#include <libgen.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -60,10 +69,85 @@ static const char *executor_for(const k_case *c)
     return exec_paths[integration ? 8 : c->lesson];
 }
 
+/* ---------------------------------------------------------------------- */
+/* Executors in the sandbox                                               */
+/* ---------------------------------------------------------------------- */
+
+static bool gpu, asan;
+static sb_proc proc;      /* a worker runs one executor at a time */
+static sb_opts opts;
+
+static pid_t sandboxed(const char *path, int calls, int results, const char *output,
+                       double cpu_seconds)
+{
+    static char dir[4200], cpu[32];
+    int out = open(output ? output : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (out < 0)
+        return -1;
+    snprintf(dir, sizeof dir, "%s", path);
+    snprintf(cpu, sizeof cpu, "%.3f", cpu_seconds);
+    opts = sb_defaults();
+    opts.ro[0] = dirname(dir);
+    opts.fds[0] = calls;
+    opts.fds[1] = out;
+    opts.fds[2] = out;
+    opts.fds[3] = results;
+    opts.cpu_s = ceil(cpu_seconds) + 1;   /* the executor's own timer is the precise one */
+    opts.wall_s = 10 * cpu_seconds + 30;
+    opts.mem_bytes = asan ? 0 : (size_t)2 << 30;   /* ASan bounds its own allocations */
+    opts.tmp_bytes = (size_t)64 << 20;
+    opts.file_bytes = (size_t)1 << 20;
+    opts.nofile = 64;
+    opts.nproc = 256;
+    opts.gpu = gpu;
+    /* the environment: PATH, and what the sanitizers and the emulator
+     * read (ASAN_OPTIONS, UBSAN_OPTIONS, NDEMU_*) */
+    static char *env[64];
+    int ne = 0;
+    env[ne++] = "PATH=/usr/bin:/bin";
+    extern char **environ;
+    for (char **e = environ; *e != NULL && ne < 63; e++)
+        if (strncmp(*e, "ASAN_OPTIONS=", 13) == 0 || strncmp(*e, "UBSAN_OPTIONS=", 14) == 0 ||
+            strncmp(*e, "LSAN_OPTIONS=", 13) == 0 || strncmp(*e, "NDEMU_", 6) == 0)
+            env[ne++] = *e;
+    env[ne] = NULL;
+    opts.env = env;
+    char *argv[] = { (char *)path, cpu, gpu ? "gpu" : "cpu", NULL };
+    int rc = sb_spawn(&proc, &opts, argv);
+    close(out);
+    if (rc != 0) {
+        fprintf(stderr, "verdict: cannot start %s in the sandbox: %s\n", path, sb_error());
+        return -1;
+    }
+    return proc.pid;
+}
+
+static int sandbox_reap(pid_t pid, int *status, double *cpu, char *why, size_t cap)
+{
+    sb_result r;
+    (void)pid;
+    if (sb_wait(&proc, &r) != 0) {
+        snprintf(why, cap, "the grader could not wait for the executor: %s", sb_error());
+        *status = SIGKILL;
+        return -1;
+    }
+    *cpu = r.cpu_s;
+    switch (r.how) {
+    case SB_EXITED: *status = (r.code & 0xff) << 8; break;
+    case SB_SIGNALED: *status = r.sig; break;
+    case SB_CPU: *status = SIGXCPU; break;
+    case SB_SECCOMP: *status = SIGSYS; break;
+    default:   /* memory, the wall clock, the sandbox itself: its words */
+        *status = SIGKILL;
+        sb_describe(&r, &opts, why, cap);
+    }
+    return 0;
+}
+
 static void usage(void)
 {
     fprintf(stderr, "usage: verdict -o results.tsv -d OUTDIR -x EXECDIR [-l LESSON]... "
-                    "[-t TEST] [-a] [-i] [-j JOBS]\n"
+                    "[-t TEST] [-a] [-g] [-i] [-j JOBS]\n"
                     "               [-T times.tsv] [-m FACTOR] [-s FLOOR] [-k results.tsv] "
                     "[-c device.txt]\n");
     exit(2);
@@ -97,10 +181,10 @@ int main(int argc, char **argv)
 {
     const char *results_path = NULL, *outdir = NULL, *only = NULL, *times = NULL;
     const char *skip_path = NULL, *device_path = NULL;
-    bool want[64] = { false }, any_lesson = false, asan = false, rejected[64] = { false };
+    bool want[64] = { false }, any_lesson = false, rejected[64] = { false };
     double factor = 10, floor = 1;
     int opt, jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    while ((opt = getopt(argc, argv, "o:d:x:l:t:aij:T:m:s:k:c:R:")) != -1) {
+    while ((opt = getopt(argc, argv, "o:d:x:l:t:agij:T:m:s:k:c:R:")) != -1) {
         switch (opt) {
         case 'o': results_path = optarg; break;
         case 'd': outdir = optarg; break;
@@ -114,6 +198,7 @@ int main(int argc, char **argv)
         }
         case 't': only = optarg; break;
         case 'a': asan = true; break;
+        case 'g': gpu = true; break;
         case 'i': integration = true; break;
         case 'j': jobs = atoi(optarg); break;
         case 'T': times = optarg; break;
@@ -134,6 +219,8 @@ int main(int argc, char **argv)
     if (results_path == NULL || outdir == NULL || execdir[0] == '\0' || optind != argc ||
         jobs < 1 || factor <= 0 || floor <= 0)
         usage();
+    k_launch = sandboxed;
+    k_reap = sandbox_reap;
     for (int l = 1; l <= 7; l++)
         snprintf(exec_paths[l], sizeof exec_paths[l], "%s/exec-%d", execdir, l);
     snprintf(exec_paths[8], sizeof exec_paths[8], "%s/exec-all", execdir);

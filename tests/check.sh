@@ -21,9 +21,11 @@
 #   6. on the skeleton, every lesson test FAILS with "not implemented" --
 #      none passes, none crashes -- and it is the same set of tests; the
 #      framework's tests ("lesson 0") pass there as they do on the solution
-#   7. the grader's self-tests: the solution scores 100%, the skeleton 0,
-#      hostile and buggy submissions get their expected scores, batch
-#      grading writes its gradebook; the hidden tests cover >= 95% of the
+#   7. the sandbox's probes (in its mode here and, as root, in the uid
+#      fallback) fail to leave it; the grader's self-tests: the solution
+#      scores 100%, the skeleton 0, hostile and buggy submissions get their
+#      expected scores, a grade past its time limit stops, batch grading
+#      writes its gradebook; the hidden tests cover >= 95% of the
 #      solution's lines
 #   8. the handout holds no solution and no hidden test; the Gradescope
 #      zip grades the solution in a fake /autograder
@@ -215,6 +217,22 @@ while IFS=$'\t' read -r lesson test result msg; do
 done <"$logs/skeleton.tsv"
 printf '  ok    skeleton: %d framework tests passed, %d lesson tests failed cleanly with "not implemented"\n' \
     "$framework" "$clean"
+
+echo "== the sandbox: probes that try to leave it, in its strong mode and its fallback"
+if make -s build/grader/sandbox-test/test_sandbox build/grader/sandbox-test/probe \
+        >"$logs/sandbox-build.log" 2>&1; then
+    build/grader/sandbox-test/test_sandbox build/grader/sandbox-test/probe "$PWD" \
+        >"$logs/sandbox.log" 2>&1
+    add_counts "sandbox probes ($(head -n 1 "$logs/sandbox.log" | sed 's/^# sandbox mode: //'))" \
+        "$logs/sandbox.log"
+    if [ "$(id -u)" -eq 0 ]; then
+        SB_MODE=uid build/grader/sandbox-test/test_sandbox build/grader/sandbox-test/probe \
+            "$PWD" >"$logs/sandbox-uid.log" 2>&1
+        add_counts "sandbox probes (the uid fallback)" "$logs/sandbox-uid.log"
+    fi
+else
+    bad "build the sandbox's self-tests (log: $logs/sandbox-build.log)"
+fi
 
 echo "== the grader's self-tests"
 bash grader/test_grader.sh >"$logs/grader.log" 2>&1

@@ -306,6 +306,20 @@ static pid_t plain_launch(const char *path, int calls, int results, const char *
 
 k_launcher *k_launch = plain_launch;
 
+static int plain_reap(pid_t pid, int *status, double *cpu, char *why, size_t cap)
+{
+    struct rusage ru;
+    (void)why;
+    (void)cap;
+    pid_t w;
+    while ((w = wait4(pid, status, 0, &ru)) < 0 && errno == EINTR)
+        ;
+    *cpu = cpu_of(&ru);
+    return w == pid ? 0 : -1;
+}
+
+k_reaper *k_reap = plain_reap;
+
 static void start_executor(k_ctx *k)
 {
     int calls[2], results[2];
@@ -398,6 +412,12 @@ static const char *ending(int status, double cpu, double limit, const char *outp
         return dst;
     }
     int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    char line[600];
+    if (sig == SIGSYS && find_line(output, "forbidden system call", line, sizeof line)) {
+        snprintf(dst, cap, "stopped by the sandbox: %s (tests may not fork, exec, signal or "
+                 "trace other processes, or use the network)", line);
+        return dst;
+    }
     const char *what = sig == SIGSEGV || sig == SIGBUS
                            ? "a read or write through a bad pointer or outside an array"
                        : sig == SIGABRT ? "abort(): a failed assert, or a corrupted heap"
@@ -421,11 +441,10 @@ static const char *executor_end(k_ctx *k, double *cpu, k_result *res, bool mid_c
     while ((r = read(k->from_exec, junk, sizeof junk)) > 0)
         extra = true;
     close(k->from_exec);
-    int status;
-    struct rusage ru;
-    while (wait4(k->exec_pid, &status, 0, &ru) < 0 && errno == EINTR)
-        ;
-    *cpu = k->exec_cpu = cpu_of(&ru);
+    int status = 0;
+    char said[600] = "";
+    k_reap(k->exec_pid, &status, cpu, said, sizeof said);
+    k->exec_cpu = *cpu;
     k->exec_pid = -1;
     if (extra) {
         *res = K_FAIL;
@@ -433,6 +452,18 @@ static const char *executor_end(k_ctx *k, double *cpu, k_result *res, bool mid_c
     }
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && !mid_call)
         return NULL;
+    if (said[0] != '\0') {   /* the launcher's own words (the sandbox) */
+        char san[1200];
+        *res = strstr(said, "CPU") != NULL ? K_TIMEOUT : K_CRASH;
+        if (sanitizer_line(k->exec_output, san, sizeof san) != NULL)
+            snprintf(why, sizeof why, "%s", san);
+        else if (*res == K_TIMEOUT && lesson_frame(k->exec_output,
+                     "The CPU time limit was reached here", san, sizeof san))
+            snprintf(why, sizeof why, "%s, %s?", said, san);
+        else
+            snprintf(why, sizeof why, "%s", said);
+        return why;
+    }
     return ending(status, *cpu, k->cpu_limit, k->exec_output, res, why, sizeof why);
 }
 
@@ -495,6 +526,11 @@ bool k_probe_cuda(const char *executor, char *name, size_t cap)
                 signal(SIGPIPE, SIG_IGN);
                 err = k_write_call(calls[1], &c) ? k_read_res(results[0], &c, &r)
                                                  : "the executor ended";
+                close(calls[1]);
+                int st;
+                double cpu;
+                char said[300];
+                k_reap(ex, &st, &cpu, said, sizeof said);
             }
         }
         char line[800];

@@ -78,6 +78,12 @@ typedef pid_t k_launcher(const char *path, int calls, int results, const char *o
                          double cpu_seconds);
 extern k_launcher *k_launch;
 
+/* Wait for a launched executor: a wait status as waitpid gives it, its
+ * CPU seconds, and, when the launcher knows better (the sandbox killed
+ * it), a sentence in why (else why[0] stays '\0').  The default is wait4. */
+typedef int k_reaper(pid_t pid, int *status, double *cpu, char *why, size_t cap);
+extern k_reaper *k_reap;
+
 /* Probe the CUDA device in a child (a CUDA context does not survive a
  * fork): true with its name, or false with the reason. */
 bool k_probe_cuda(const char *executor, char *name, size_t cap);

@@ -3,7 +3,7 @@
  *
  *   runner -o results.tsv -d OUTDIR [-l LESSON]... [-t TEST] [-a]
  *          [-s SECONDS] [-T times.tsv -m FACTOR] [-k plain-results.tsv]
- *          [-c device.txt]
+ *          [-c device.txt] [-g]
  *
  * Tests run on the CPU and on the CUDA device (a GPU, or the emulator the
  * tree was built with); -c writes the CUDA device's name there ("emulator",
@@ -21,9 +21,12 @@
  *   - resource limits: CPU seconds, file size (1 MB; writes past it fail),
  *     address space (not with -a: AddressSanitizer reserves terabytes of
  *     virtual memory, and bounds its allocations itself), no core files;
- *   - a seccomp filter: no fork, no exec.  Threads are allowed.  (A limit
- *     on processes would not do: RLIMIT_NPROC does not bind root.)
- * Check kills a child that outlives the timeout, whole process group.
+ *   - the sandbox's lock-down (sb_lockdown, grader/sandbox.c): an
+ *     allow-list seccomp filter; no fork, no exec, signals only to itself
+ *     (-g: the GPU policy, which the CUDA runtime needs).
+ * The runner itself runs inside the sandbox (grade.sh: bubblewrap, an
+ * unprivileged uid).  Check kills a child that outlives the timeout, whole
+ * process group (the filter forbids setpgid and setsid).
  *
  * The result of each test comes from Check (the test's own assertions,
  * or the signal or exit that ended the child), never from what the code
@@ -33,22 +36,15 @@
  * itself after the children have exited.
  */
 #include "grader.h"
+#include "sandbox.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-#include <sched.h>
 #include <signal.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -100,6 +96,7 @@ static int ntests;
 static int suite_lesson;          /* the lesson of the suite being made */
 static const char *only_test;     /* -t */
 static bool asan_build;           /* -a */
+static bool gpu_policy;           /* -g: the sandbox's GPU policy (CUDA runtime) */
 
 static const struct {
     const char *name;
@@ -261,48 +258,6 @@ static void limit(int resource, rlim_t value)
     setrlimit(resource, &r);
 }
 
-/* No new processes and no exec from here on; threads are fine. */
-static void forbid_processes(void)
-{
-#if defined(__x86_64__)
-#define ND_AUDIT_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define ND_AUDIT_ARCH AUDIT_ARCH_AARCH64
-#endif
-#ifdef ND_AUDIT_ARCH
-#define DENY(nr, err) \
-    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), \
-    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (err))
-    struct sock_filter filter[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ND_AUDIT_ARCH, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-#ifdef __NR_fork
-        DENY(__NR_fork, EPERM),
-#endif
-#ifdef __NR_vfork
-        DENY(__NR_vfork, EPERM),
-#endif
-        DENY(__NR_execve, EPERM),
-        DENY(__NR_execveat, EPERM),
-        DENY(__NR_clone3, ENOSYS),   /* glibc then falls back to clone */
-        /* clone: allowed only to make a thread of this process */
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 3),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
-        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    struct sock_fprog prog = { (unsigned short)(sizeof filter / sizeof filter[0]), filter };
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
-        fprintf(stderr, "runner: cannot install the seccomp filter: %s\n", strerror(errno));
-        _exit(3);
-    }
-#endif
-}
-
 static void child_setup(void)
 {
     T_DEV = current->dev;
@@ -319,7 +274,11 @@ static void child_setup(void)
     limit(RLIMIT_CORE, 0);
     if (!asan_build)
         limit(RLIMIT_AS, MEMORY_LIMIT);
-    forbid_processes();
+    /* the sandbox's lock-down (grader/sandbox.c): allow-list seccomp */
+    if (sb_lockdown(gpu_policy ? SB_POLICY_GPU : SB_POLICY_CPU) != 0) {
+        fprintf(stderr, "runner: %s\n", sb_error());
+        _exit(3);
+    }
     if (current->dev == ND_CUDA && !cuda_ok)
         ck_abort_msg("the CUDA device is unusable, so no CUDA test ran: %s", cuda_why);
 }
@@ -397,8 +356,16 @@ static const char *explain(TestResult *tr, const test_info *t, const char *out, 
                  "pointer or outside an array; run the tests with SAN=1 to see where)");
     else if (strstr(msg, "signal 6") != NULL)
         snprintf(dst, cap, "crashed: aborted (abort() or a failed assert)");
-    else if (strstr(msg, "signal 31") != NULL)
-        snprintf(dst, cap, "killed: a forbidden system call");
+    else if (strstr(msg, "signal 31") != NULL) {   /* SIGSYS: the sandbox's filter */
+        const char *call = "";
+        if (find_line(out, "sandbox: forbidden system call ", line, sizeof line)) {
+            call = strstr(line, "forbidden system call ") + strlen("forbidden system call ");
+            line[strcspn(line, ":")] = '\0';
+        }
+        snprintf(dst, cap, "killed by the sandbox: the code under test made a forbidden "
+                 "system call%s%s (lesson code may not signal other processes, trace them, "
+                 "fork, run programs or use the network)", *call ? ", " : "", call);
+    }
     else
         snprintf(dst, cap, "crashed: %s", msg);
     return dst;
@@ -415,7 +382,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: runner -o results.tsv -d OUTDIR [-l LESSON]... [-t TEST] [-a]\n"
                     "              [-s SECONDS] [-T times.tsv -m FACTOR] [-k results.tsv]\n"
-                    "              [-c device.txt]\n");
+                    "              [-c device.txt] [-g]\n");
     exit(2);
 }
 
@@ -458,7 +425,7 @@ int main(int argc, char **argv)
     const char *results_path = NULL, *outdir = NULL, *device_path = NULL;
     bool want[64] = { false }, any_lesson = false;
     int opt;
-    while ((opt = getopt(argc, argv, "o:d:l:t:s:T:m:k:ac:")) != -1) {
+    while ((opt = getopt(argc, argv, "o:d:l:t:s:T:m:k:ac:g")) != -1) {
         switch (opt) {
         case 'o': results_path = optarg; break;
         case 'd': outdir = optarg; break;
@@ -476,6 +443,7 @@ int main(int argc, char **argv)
         case 'k': nskips = read_table(optarg, true, skips); break;
         case 'a': asan_build = true; break;
         case 'c': device_path = optarg; break;
+        case 'g': gpu_policy = true; break;
         default: usage();
         }
     }

@@ -1,0 +1,144 @@
+/*
+ * sandbox.h -- run untrusted code (a submission's compile, link and tests)
+ * so that it cannot leave: no grader file, process or secret within reach.
+ *
+ * Two halves:
+ *
+ *   sb_spawn / sb_wait / sb_kill start a program unprivileged, in an empty
+ *   working directory, with only the paths it needs in view, fds placed as
+ *   asked and limits that bind (CPU seconds, memory, bytes written, open
+ *   files, processes, wall clock), and say how it ended.  The strong mode
+ *   uses bubblewrap (Debian's `bubblewrap`): user, mount, PID, network, IPC
+ *   and UTS namespaces, a private size-bounded tmpfs as /tmp, and the wall
+ *   clock kills the whole PID namespace.  Where namespaces are unavailable
+ *   (some Docker setups, hosted autograders) it falls back to an
+ *   unprivileged uid (when the grader runs as root) or to limits alone;
+ *   sb_mode() says which mode runs, and the grader's report shows it.
+ *
+ *   sb_lockdown() is what a test program (today's runner's test children,
+ *   tomorrow the executor) calls first: an allow-list seccomp filter
+ *   (default deny), the x32 and i386 ABIs refused, signals only to itself,
+ *   no fork, no exec, no network, no ptrace.  A refused call kills the
+ *   process with SIGSYS after writing one line to fd 2:
+ *       sandbox: forbidden system call kill: the test is stopped (...)
+ *   (fork, clone of a process and exec fail with EPERM instead).
+ *
+ * Ownership: nothing returned needs freeing; sb_proc is the caller's.
+ * The functions are not thread-safe (a grader spawns from one thread).
+ */
+#ifndef ND_SANDBOX_H
+#define ND_SANDBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* How strongly the sandbox can isolate on this machine. */
+typedef enum {
+    SB_NAMESPACES, /* bubblewrap: namespaces, private tmpfs, unprivileged uid */
+    SB_UID,        /* fallback as root: an unprivileged uid, its own session */
+    SB_NONE,       /* fallback as a user without namespaces: limits only */
+} sb_mode_t;
+
+/* The mode spawns use: found once (a probe run of bubblewrap), or forced
+ * with SB_MODE=namespaces|uid|none (a forced mode that cannot work makes
+ * every spawn fail). */
+sb_mode_t sb_mode(void);
+/* "namespaces (bubblewrap)", "uid 65534 (no namespaces)", ... : static. */
+const char *sb_mode_name(sb_mode_t m);
+
+/* The uid (and gid) that sandboxed code runs as when the grader is root:
+ * SB_UID from the environment, default 65534 (nobody). */
+uid_t sb_uid(void);
+
+#define SB_MAX_PATHS 32
+#define SB_MAX_FDS 4
+
+/* What a spawned program sees and may use.  Zero means "no limit" for
+ * each limit; start from sb_defaults(). */
+typedef struct {
+    /* Host paths visible at the same path: read-only, and read-write.  In
+     * the fallback modes nothing is hidden (the uid and the grader's file
+     * modes decide), and the read-write ones are handed to the uid. */
+    const char *ro[SB_MAX_PATHS];
+    const char *rw[SB_MAX_PATHS];
+    /* The working directory: one of the rw paths, or NULL for the private
+     * tmpfs (in the fallback modes, a fresh private folder). */
+    const char *cwd;
+    /* Child fd i is the parent's fds[i] (i < SB_MAX_FDS); -1: /dev/null
+     * for 0-2, closed for 3.  Every other fd is closed. */
+    int fds[SB_MAX_FDS];
+    /* NULL-terminated "NAME=value" list; NULL: PATH=/usr/bin:/bin alone. */
+    char *const *env;
+    double cpu_s;        /* RLIMIT_CPU (SIGXCPU, then SIGKILL a second later) */
+    double wall_s;       /* wall clock for everything it started */
+    size_t mem_bytes;    /* RLIMIT_AS of each process */
+    size_t tmp_bytes;    /* size of the private tmpfs (/tmp and the default cwd) */
+    size_t file_bytes;   /* RLIMIT_FSIZE: the largest file it may write */
+    long nofile;         /* RLIMIT_NOFILE */
+    long nproc;          /* RLIMIT_NPROC: processes and threads of its uid */
+    bool gpu;            /* NVIDIA device files and /sys in view */
+} sb_opts;
+
+/* Limits a correct compile or test never reaches; fds 0-2 inherited. */
+sb_opts sb_defaults(void);
+
+/* A spawned sandbox.  Fields are the implementation's. */
+typedef struct {
+    pid_t pid;            /* bwrap, or the program itself */
+    int pidfd;
+    int status_fd;        /* bwrap's JSON status, or -1 */
+    double start, wall_s, cpu_s;
+    sb_mode_t mode;
+    bool killed;          /* by sb_kill (the wall clock, or the caller) */
+    bool wall_expired;
+    char private_dir[4096]; /* the fallback modes' working folder, removed at the end */
+} sb_proc;
+
+/* How it ended. */
+typedef enum {
+    SB_EXITED,    /* code */
+    SB_SIGNALED,  /* sig: a crash (SIGSEGV, SIGABRT, ...) */
+    SB_CPU,       /* ran out of CPU time (SIGXCPU, or SIGKILL at the hard limit) */
+    SB_SECCOMP,   /* killed by the sandbox: a forbidden system call (SIGSYS) */
+    SB_MEMORY,    /* killed by the kernel, not by us: most likely out of memory */
+    SB_WALL,      /* the wall clock ran out: everything it started was killed */
+    SB_KILLED,    /* sb_kill by the caller */
+    SB_START,     /* the sandbox could not start the program */
+} sb_end;
+
+typedef struct {
+    sb_end how;
+    int code;        /* SB_EXITED */
+    int sig;         /* SB_SIGNALED, SB_CPU, SB_SECCOMP, SB_MEMORY */
+    double cpu_s;    /* CPU time of everything it ran, user + system */
+    double wall_s;
+} sb_result;
+
+/* Start argv (argv[0] an absolute path inside the sandbox) with opts.
+ * 0 on success; -1 with the reason in sb_error() (nothing started). */
+int sb_spawn(sb_proc *p, const sb_opts *o, char *const argv[]);
+/* Wait for it, killing everything it started once its wall clock runs
+ * out; fills r.  0, or -1 (sb_error) if waiting failed. */
+int sb_wait(sb_proc *p, sb_result *r);
+/* Kill everything it started, now (sb_wait then reports SB_KILLED). */
+void sb_kill(sb_proc *p);
+/* One line saying how it ended, for a report ("exited with status 1",
+ * "killed by the sandbox: a forbidden system call", ...). */
+const char *sb_describe(const sb_result *r, const sb_opts *o, char *buf, size_t cap);
+/* The reason the last call failed. */
+const char *sb_error(void);
+
+/* The seccomp policies. */
+typedef enum {
+    SB_POLICY_CPU, /* tests on the CPU and the CUDA emulator */
+    SB_POLICY_GPU, /* also what the CUDA runtime needs: ioctl, more of mmap */
+} sb_policy;
+
+/* Lock the calling process down for good: no new privileges, not
+ * dumpable, the seccomp filter of the policy on every thread created
+ * from now on.  Call it before any untrusted code runs, from a process
+ * with one thread.  0, or -1 (sb_error). */
+int sb_lockdown(sb_policy policy);
+
+#endif /* ND_SANDBOX_H */
