@@ -631,6 +631,12 @@ static void compare(const k_call *c, k_want *w, const k_res *r, const char *hint
         wrong(c, rule, "it returned %s (%s), expected %s: %s.", status_name(r->status), r->msg,
              status_name(w->status), w->why);
     }
+    for (int i = 0; i < c->nargs; i++)
+        if (r->args_changed & (1 << i))
+            wrong(c, "the array arguments are const: build the result in locals and write "
+                 "only to the outputs", "it %s, but changed its argument %s itself (its "
+                 "shape, strides, offset or buffer).", r->status == ND_OK ? "succeeded"
+                 : "failed", arg_name(c, i));
     if (w->status != ND_OK) {
         compare_error(c, w, r);
         return;
@@ -641,6 +647,9 @@ static void compare(const k_call *c, k_want *w, const k_res *r, const char *hint
         compare_inplace(c, w, r, hint);
     else if (w->vals != NULL)
         compare_new(c, w, r, hint);
+    if (w->view || (!w->inplace && w->vals == NULL))   /* views and host results */
+        for (int i = 0; i < c->nbufs; i++)
+            compare_buffer(c, r, i, c->bufs[i].v, NULL, NULL);
     compare_ints(c, w, r, hint);
 }
 

@@ -142,6 +142,8 @@ typedef struct k_res {
                                        every argument view is released     */
     int nvals;                      /* host results of the op (exec.c)      */
     int64_t *vals;
+    int args_changed;               /* bit i: argument struct i differs after
+                                       the call (not the one out replaced)  */
 } k_res;
 
 /* ---------------------------------------------------------------------- */
@@ -227,6 +229,39 @@ void k_list(k_call *c, int i, int n, const int64_t *v);
 /* A random permutation of 0..n-1. */
 void k_perm(k_ctx *k, int n, int64_t *perm);
 
+/* A call of `op` on a compact array of `shape` over a new buffer, or on a
+ * view with this layout of a new buffer of `size` floats (K_DISTINCT). */
+k_call k_on_array(k_ctx *k, k_op op, int ndim, const int64_t *shape);
+k_call k_on_view(k_ctx *k, k_op op, int64_t size, int ndim, const int64_t *shape,
+                 const int64_t *strides, int64_t offset);
+
+/* Lesson 1: random valid arguments for view call c (c->op) on its array
+ * c->args[0]: K_PERMUTE axes (some written negative); K_RESHAPE a shape of
+ * the same count, sometimes with one -1; K_BROADCAST_TO a target it
+ * broadcasts to (new leading axes, size-1 axes stretched, to 0 too);
+ * K_SLICE an index of integers (either sign) and slices (bounds inside,
+ * outside or absent, steps +-1..4); K_DIAGONAL two different axes (some
+ * negative) and an offset from past one edge to past the other (a needs 2
+ * axes); K_OFFSET_OF an index in range (a needs an element). */
+void k_view_args(k_ctx *k, k_call *c);
+
+/* Lesson 1: a call of `op` on a random view (any steps, offsets, stride-0
+ * axes, junk strides on size-1 axes) of a random shape of lo..hi axes with
+ * sizes 0..max (a third of the shapes may have a size 0), with
+ * k_view_args.  K_DIAGONAL needs lo >= 2. */
+k_call k_random_view_call(k_ctx *k, k_op op, int lo, int hi, int64_t max);
+
+/* Views of views: check view call c, then make c a call of `next` on its
+ * result as the reference has it (over the same buffer contents), with
+ * k_view_args.  False, and c a call of `next` without arguments, when c
+ * was a call that must fail. */
+bool k_check_then(k_ctx *k, k_call *c, k_op next, const char *hint);
+
+/* A view of `shape` with these strides over a new buffer just large enough
+ * for it, at a random offset. */
+k_arr k_fit(k_ctx *k, k_call *c, int ndim, const int64_t *shape, const int64_t *strides,
+            k_fill fill);
+
 /* One of the special float values (NaN, +-inf, +-0, denormals, ...). */
 float k_special(k_ctx *k);
 #define K_NSPECIAL 16
@@ -272,6 +307,10 @@ k_want k_reference(k_ctx *k, const k_call *c);
 /* The broadcast shape of two shapes; false if they do not broadcast. */
 bool k_broadcast_shape(int na, const int64_t *a, int nb, const int64_t *b, int *nout,
                        int64_t *out);
+
+/* Whether view a is compact (nd.h's definition: size-1 axes and empty
+ * arrays aside, row-major strides; any offset). */
+bool k_compact_layout(const k_arr *a);
 
 /* The element of view a (over buffer data) at multi-index idx. */
 int64_t k_offset(const k_arr *a, const int64_t *idx);
