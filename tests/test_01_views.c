@@ -1,19 +1,16 @@
 /*
- * test_01_views.c -- public tests of lesson 1: nd_compact_strides,
- * nd_is_compact, nd_offset_of, nd_reshape, nd_permute, nd_broadcast_to,
- * nd_slice and nd_diagonal, in the lesson's order.
+ * test_01_views.c -- public tests of lesson 1, in the lesson's order:
+ * nd_compact_strides, nd_is_compact, nd_offset_of, nd_reshape, nd_permute,
+ * nd_broadcast_to, nd_slice, nd_diagonal, then views of views.
  *
- * Each test makes calls over the kit (tests/kit/kit.h): the kit builds the
- * input views with nd_as_strided, so a test needs no lesson function but
- * the one it tests; its reference says what each call must do (the view's
- * shape, the strides of its axes longer than 1 and its offset, or the
- * error), and its comparison writes the message.  Every view must share
- * its input's buffer with one more reference, leave the data and the input
- * as they were, and on an error leave the output untouched.
+ * Calls over the kit (tests/kit/kit.h): it makes the input views with
+ * nd_as_strided, so a test needs only the function it tests; its reference
+ * says what each call must do (the view's shape, the strides of its axes
+ * longer than 1 and its offset, or the error), and its comparison writes
+ * the message.  A view shares a's buffer with one more reference and
+ * changes neither a nor the data; a failed call leaves its output as it was.
  */
 #include "kit.h"
-
-#include <string.h>
 
 #define STRIDES_HINT "strides[k] is the product of the sizes after axis k (the last axis " \
     "has stride 1; a size 0 after axis k makes it 0); write exactly ndim entries"
@@ -37,25 +34,22 @@
 #define OUT_HINT "when out is a, compute the new layout in locals, then let " \
     "nd_as_strided(a, ..., out) replace a's view and its reference"
 
+static const int64_t S234[3] = { 2, 3, 4 }, S34[2] = { 3, 4 }, S23[2] = { 2, 3 };
+
 /* ---------------------------------------------------------------------- */
 /* nd_compact_strides, nd_is_compact, nd_offset_of                        */
 /* ---------------------------------------------------------------------- */
-
-static void check_strides(k_ctx *k, int ndim, const int64_t *shape, nd_status want)
-{
-    k_call c = k_new(k, K_COMPACT_STRIDES);
-    k_list(&c, 0, ndim, shape);
-    k_expect(k, &c, want, STRIDES_HINT);
-}
 
 static void compact_strides_known(k_ctx *k)
 {
     static const struct { int ndim; int64_t shape[4]; } cases[] = {
         { 3, { 2, 3, 4 } }, { 1, { 5 } }, { 3, { 7, 1, 3 } }, { 4, { 2, 1, 1, 6 } },
         { 2, { 1, 1 } },    { 0, { 0 } }, { 3, { 4, 0, 3 } },
+        { 2, { 3, INT64_C(1) << 40 } },   /* a stride past 32 bits */
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        check_strides(k, cases[i].ndim, cases[i].shape, ND_OK);
+    for (int i = 0; i < 8; i++)
+        k_expect_list(k, k_new(k, K_COMPACT_STRIDES), cases[i].ndim, cases[i].shape, ND_OK,
+                      STRIDES_HINT);
 }
 
 static void compact_strides_random(k_ctx *k)
@@ -63,25 +57,19 @@ static void compact_strides_random(k_ctx *k)
     for (int i = 0; i < 300; i++) {
         int64_t shape[ND_MAX_DIMS];
         int nd = k_shape(k, (int)k_int(k, 0, ND_MAX_DIMS), i % 4 ? 1 : 0, 6, 100000, shape);
-        check_strides(k, nd, shape, ND_OK);
+        k_expect_list(k, k_new(k, K_COMPACT_STRIDES), nd, shape, ND_OK, STRIDES_HINT);
     }
 }
 
 static void compact_strides_errors(k_ctx *k)
 {
     int64_t shape[K_LIST] = { 2, 3, 1, 1, 1, 1, 1, 1, 1 };
-    check_strides(k, 2, shape, ND_OK);
-    check_strides(k, ND_MAX_DIMS + 1, shape, ND_ERR_ARG);
-    check_strides(k, -1, shape, ND_ERR_ARG);
-    check_strides(k, 2, (int64_t[]){ 2, -3 }, ND_ERR_ARG);
     k_call c = k_new(k, K_COMPACT_STRIDES);
-    c.n = 2;
-    c.list_null[0] = true;
-    k_expect(k, &c, ND_ERR_ARG, NULL);
-    c = k_new(k, K_COMPACT_STRIDES);
     k_list(&c, 0, 2, shape);
-    c.out = K_OUT_NULL;
-    k_expect(k, &c, ND_ERR_ARG, NULL);
+    k_check_bad_arrays(k, &c);   /* shape NULL, strides NULL */
+    k_expect_list(k, c, ND_MAX_DIMS + 1, shape, ND_ERR_ARG, NULL);
+    k_expect_list(k, c, -1, shape, ND_ERR_ARG, NULL);
+    k_expect_list(k, c, 2, (int64_t[]){ 2, -3 }, ND_ERR_ARG, NULL);
 }
 
 static void is_compact_known(k_ctx *k)
@@ -110,7 +98,7 @@ static void is_compact_known(k_ctx *k)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         k_call c = k_on_view(k, K_IS_COMPACT, 16, cases[i].ndim, cases[i].shape,
-                           cases[i].strides, cases[i].offset);
+                             cases[i].strides, cases[i].offset);
         k_check(k, &c, cases[i].what);
     }
 }
@@ -130,11 +118,8 @@ static void is_compact_random(k_ctx *k)
 
 static void is_compact_errors(k_ctx *k)
 {
-    k_call c = k_on_array(k, K_IS_COMPACT, 2, (int64_t[]){ 2, 3 });
+    k_call c = k_on_array(k, K_IS_COMPACT, 2, S23);
     k_check_bad_arrays(k, &c);
-    c = k_on_array(k, K_IS_COMPACT, 2, (int64_t[]){ 2, 3 });
-    c.out = K_OUT_NULL;
-    k_expect(k, &c, ND_ERR_ARG, NULL);
 }
 
 static void offset_of_known(k_ctx *k)
@@ -151,12 +136,10 @@ static void offset_of_known(k_ctx *k)
         { "reversed: 3 + 3*(-1) = 0", 1, { 4 }, { -1 }, 3, { 3 } },
         { "a scalar: the offset itself", 0, { 0 }, { 0 }, 5, { 0 } },
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        k_call c = k_on_view(k, K_OFFSET_OF, 12, cases[i].ndim, cases[i].shape,
-                           cases[i].strides, cases[i].offset);
-        k_list(&c, 0, cases[i].ndim, cases[i].index);
-        k_check(k, &c, cases[i].what);
-    }
+    for (int i = 0; i < 6; i++)
+        k_expect_list(k, k_on_view(k, K_OFFSET_OF, 12, cases[i].ndim, cases[i].shape,
+                                   cases[i].strides, cases[i].offset),
+                      cases[i].ndim, cases[i].index, ND_OK, cases[i].what);
 }
 
 static void offset_of_random(k_ctx *k)
@@ -183,33 +166,19 @@ static void offset_of_random(k_ctx *k)
 
 static void offset_of_errors(k_ctx *k)
 {
-    static const int64_t bad[][2] = { { 1, -1 }, { 2, 0 }, { 0, 3 } };
-    k_call c = k_on_array(k, K_OFFSET_OF, 2, (int64_t[]){ 2, 3 });
-    k_list(&c, 0, 2, (int64_t[]){ 1, 1 });
-    k_check_bad_arrays(k, &c);
-    for (int i = 0; i < 4; i++) {
-        c = k_on_array(k, K_OFFSET_OF, 2, (int64_t[]){ 2, i == 3 ? 0 : 3 });
-        k_list(&c, 0, 2, i == 3 ? (int64_t[]){ 0, 0 } : bad[i]);
-        k_expect(k, &c, ND_ERR_INDEX, i == 3 ? "an empty array has no element at all" : NULL);
-    }
-    for (int i = 0; i < 2; i++) {   /* index NULL, offset NULL */
-        c = k_on_array(k, K_OFFSET_OF, 2, (int64_t[]){ 2, 3 });
-        c.list_null[0] = i == 0;
-        c.out = i == 1 ? K_OUT_NULL : K_OUT_NEW;
-        k_expect(k, &c, ND_ERR_ARG, NULL);
-    }
+    static const int64_t bad[][2] = { { 1, 1 }, { 1, -1 }, { 2, 0 }, { 0, 3 } };
+    k_call c = k_on_array(k, K_OFFSET_OF, 2, S23);
+    k_list(&c, 0, 2, bad[0]);
+    k_check_bad_arrays(k, &c);   /* and index NULL, offset NULL */
+    for (int i = 1; i < 4; i++)
+        k_expect_list(k, k_on_array(k, K_OFFSET_OF, 2, S23), 2, bad[i], ND_ERR_INDEX, NULL);
+    k_expect_list(k, k_on_array(k, K_OFFSET_OF, 2, (int64_t[]){ 2, 0 }), 2,
+                  (int64_t[]){ 0, 0 }, ND_ERR_INDEX, "an empty array has no element at all");
 }
 
 /* ---------------------------------------------------------------------- */
 /* nd_reshape                                                             */
 /* ---------------------------------------------------------------------- */
-
-static void check_reshape(k_ctx *k, k_call *c, int ndim, const int64_t *shape, nd_status want,
-                          const char *hint)
-{
-    k_list(c, 0, ndim, shape);
-    k_expect(k, c, want, hint);
-}
 
 static void reshape_known(k_ctx *k)
 {
@@ -219,20 +188,19 @@ static void reshape_known(k_ctx *k)
         { 2, { 1, 1 }, 0, { 0 } },    { 0, { 0 }, 3, { 1, -1, 1 } },
         { 2, { 0, 3 }, 2, { -1, 3 } }, { 2, { 0, 3 }, 3, { 3, 0, 5 } },
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        k_call c = k_on_array(k, K_RESHAPE, cases[i].ndim, cases[i].shape);
-        check_reshape(k, &c, cases[i].to, cases[i].given, ND_OK, RESHAPE_HINT);
-    }
+    for (int i = 0; i < 8; i++)
+        k_expect_list(k, k_on_array(k, K_RESHAPE, cases[i].ndim, cases[i].shape), cases[i].to,
+                      cases[i].given, ND_OK, RESHAPE_HINT);
 }
 
 static void reshape_keeps_offset(k_ctx *k)
 {
-    k_call c = k_on_view(k, K_RESHAPE, 20, 2, (int64_t[]){ 3, 4 }, (int64_t[]){ 4, 1 }, 5);
-    check_reshape(k, &c, 2, (int64_t[]){ 2, 6 }, ND_OK, "a compact window at offset 5 "
-                  "keeps offset 5 and gets the new shape's compact strides (6,1)");
-    c = k_on_view(k, K_RESHAPE, 16, 3, (int64_t[]){ 3, 1, 4 }, (int64_t[]){ 4, -9, 1 }, 2);
-    check_reshape(k, &c, 1, (int64_t[]){ 12 }, ND_OK, "a size-1 axis with stride -9 is still "
-                  "compact: its stride never matters");
+    k_expect_list(k, k_on_view(k, K_RESHAPE, 20, 2, S34, (int64_t[]){ 4, 1 }, 5), 2,
+                  (int64_t[]){ 2, 6 }, ND_OK, "a compact window at offset 5 keeps offset 5 "
+                  "and gets the new shape's compact strides (6,1)");
+    k_expect_list(k, k_on_view(k, K_RESHAPE, 16, 3, (int64_t[]){ 3, 1, 4 },
+                               (int64_t[]){ 4, -9, 1 }, 2), 1, (int64_t[]){ 12 }, ND_OK,
+                  "a size-1 axis with stride -9 is still compact: its stride never matters");
 }
 
 static void reshape_random(k_ctx *k)
@@ -246,10 +214,8 @@ static void reshape_random(k_ctx *k)
         k_check_then(k, &c, K_RESHAPE, RESHAPE_HINT);
         k_check(k, &c, RESHAPE_HINT);
     }
-    for (int i = 0; i < 300; i++) {   /* any view: reshaped if compact, refused if not */
-        k_call c = k_random_view_call(k, K_RESHAPE, 0, 6, 5);
-        k_check(k, &c, RESHAPE_HINT);
-    }
+    /* any view: reshaped if compact, refused if not */
+    k_check_random_views(k, K_RESHAPE, 300, 0, 6, 5, false, RESHAPE_HINT);
 }
 
 static void reshape_errors(k_ctx *k)
@@ -259,55 +225,39 @@ static void reshape_errors(k_ctx *k)
         { 2, { 5, -1 }, ND_ERR_SHAPE },  { 2, { -1, -1 }, ND_ERR_ARG },
         { 2, { -2, -6 }, ND_ERR_ARG },
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        k_call c = k_on_array(k, K_RESHAPE, 2, (int64_t[]){ 3, 4 });
-        check_reshape(k, &c, bad[i].ndim, bad[i].shape, bad[i].want, RESHAPE_HINT);
-    }
-    k_call c = k_on_array(k, K_RESHAPE, 2, (int64_t[]){ 3, 4 });
-    k_list(&c, 0, 2, (int64_t[]){ 6, 2 });
+    for (int i = 0; i < 5; i++)
+        k_expect_list(k, k_on_array(k, K_RESHAPE, 2, S34), bad[i].ndim, bad[i].shape,
+                      bad[i].want, RESHAPE_HINT);
+    k_call c = k_on_array(k, K_RESHAPE, 2, S34);
+    k_list(&c, 0, 2, bad[0].shape);
     k_check_bad_arrays(k, &c);
-    c = k_on_array(k, K_RESHAPE, 2, (int64_t[]){ 3, 4 });
-    c.n = 2;
-    c.list_null[0] = true;
-    k_expect(k, &c, ND_ERR_ARG, NULL);
     /* ndim out of range, on a one-element array so that only ndim is wrong */
     int64_t ones[K_LIST] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
-    c = k_on_array(k, K_RESHAPE, 1, ones);
-    check_reshape(k, &c, ND_MAX_DIMS + 1, ones, ND_ERR_ARG, NULL);
-    c = k_on_array(k, K_RESHAPE, 1, ones);
-    check_reshape(k, &c, -1, ones, ND_ERR_ARG, NULL);
-    c = k_on_array(k, K_RESHAPE, 2, (int64_t[]){ 0, 3 });
-    check_reshape(k, &c, 2, (int64_t[]){ 0, -1 }, ND_ERR_SHAPE, NULL);   /* -1 beside a 0 */
-    c = k_on_view(k, K_RESHAPE, 12, 2, (int64_t[]){ 4, 3 }, (int64_t[]){ 1, 4 }, 0);
-    check_reshape(k, &c, 1, (int64_t[]){ 12 }, ND_ERR_LAYOUT, NULL);   /* a transpose */
+    k_expect_list(k, k_on_array(k, K_RESHAPE, 1, ones), ND_MAX_DIMS + 1, ones, ND_ERR_ARG, NULL);
+    k_expect_list(k, k_on_array(k, K_RESHAPE, 1, ones), -1, ones, ND_ERR_ARG, NULL);
+    k_expect_list(k, k_on_array(k, K_RESHAPE, 2, (int64_t[]){ 0, 3 }), 2,
+                  (int64_t[]){ 0, -1 }, ND_ERR_SHAPE, "a -1 beside a 0 cannot be inferred");
+    k_expect_list(k, k_on_view(k, K_RESHAPE, 12, 2, (int64_t[]){ 4, 3 }, (int64_t[]){ 1, 4 }, 0),
+                  1, (int64_t[]){ 12 }, ND_ERR_LAYOUT, "a transpose is not compact");
 }
 
 /* ---------------------------------------------------------------------- */
 /* nd_permute and nd_broadcast_to                                         */
 /* ---------------------------------------------------------------------- */
 
-static void check_permute(k_ctx *k, int ndim, const int64_t *shape, const int64_t *axes,
-                          nd_status want)
-{
-    k_call c = k_on_array(k, K_PERMUTE, ndim, shape);
-    k_list(&c, 0, ndim, axes);
-    k_expect(k, &c, want, PERMUTE_HINT);
-}
-
 static void permute_known(k_ctx *k)
 {
-    check_permute(k, 2, (int64_t[]){ 2, 3 }, (int64_t[]){ 1, 0 }, ND_OK);
-    check_permute(k, 3, (int64_t[]){ 2, 3, 4 }, (int64_t[]){ 2, 0, 1 }, ND_OK);
-    check_permute(k, 3, (int64_t[]){ 2, 3, 4 }, (int64_t[]){ -1, -3, -2 }, ND_OK);
+    k_expect_list(k, k_on_array(k, K_PERMUTE, 2, S23), 2, (int64_t[]){ 1, 0 }, ND_OK,
+                  "a transpose: shape (3,2), strides (1,3)");
+    k_expect_list(k, k_on_array(k, K_PERMUTE, 3, S234), 3, (int64_t[]){ 2, 0, 1 }, ND_OK,
+                  "shape (4,2,3), strides (1,12,4)");
+    k_expect_list(k, k_on_array(k, K_PERMUTE, 3, S234), 3, (int64_t[]){ -1, -3, -2 }, ND_OK,
+                  "negative axes count from the end: (-1,-3,-2) is (2,0,1)");
 }
 
 static void permute_random(k_ctx *k)
 {
-    for (int i = 0; i < 300; i++) {
-        k_call c = k_random_view_call(k, K_PERMUTE, 0, 6, 5);
-        k_check_then(k, &c, K_PERMUTE, PERMUTE_HINT);
-        k_check(k, &c, PERMUTE_HINT);
-    }
+    k_check_random_views(k, K_PERMUTE, 300, 0, 6, 5, true, PERMUTE_HINT);
 }
 
 static void permute_errors(k_ctx *k)
@@ -315,21 +265,11 @@ static void permute_errors(k_ctx *k)
     static const int64_t bad[][3] = { { 1, 2, 0 }, { 0, 1, 3 }, { -4, 1, 2 }, { 0, 0, 1 },
                                       { 0, 2, -1 } };
     for (int i = 0; i < 5; i++)
-        check_permute(k, 3, (int64_t[]){ 2, 3, 4 }, bad[i], i ? ND_ERR_AXIS : ND_OK);
-    k_call c = k_on_array(k, K_PERMUTE, 3, (int64_t[]){ 2, 3, 4 });
+        k_expect_list(k, k_on_array(k, K_PERMUTE, 3, S234), 3, bad[i],
+                      i ? ND_ERR_AXIS : ND_OK, PERMUTE_HINT);
+    k_call c = k_on_array(k, K_PERMUTE, 3, S234);
     k_list(&c, 0, 3, bad[0]);
     k_check_bad_arrays(k, &c);
-    c = k_on_array(k, K_PERMUTE, 3, (int64_t[]){ 2, 3, 4 });
-    c.list_null[0] = true;
-    k_expect(k, &c, ND_ERR_ARG, NULL);
-}
-
-static void check_broadcast(k_ctx *k, int ndim, const int64_t *shape, int to,
-                            const int64_t *target, nd_status want)
-{
-    k_call c = k_on_array(k, K_BROADCAST_TO, ndim, shape);
-    k_list(&c, 0, to, target);
-    k_expect(k, &c, want, BROADCAST_HINT);
 }
 
 static void broadcast_known(k_ctx *k)
@@ -340,53 +280,50 @@ static void broadcast_known(k_ctx *k)
         { 2, { 1, 3 }, 3, { 2, 1, 3 } }, { 2, { 2, 3 }, 2, { 2, 3 } },
         { 1, { 0 }, 2, { 4, 0 } },       { 1, { 1 }, 1, { 0 } },
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        check_broadcast(k, cases[i].ndim, cases[i].shape, cases[i].to, cases[i].target, ND_OK);
-    /* a row at offset 4 stays at offset 4 */
-    k_call c = k_on_view(k, K_BROADCAST_TO, 12, 1, (int64_t[]){ 4 }, (int64_t[]){ 1 }, 4);
-    k_list(&c, 0, 3, (int64_t[]){ 2, 3, 4 });
-    k_check(k, &c, BROADCAST_HINT);
+    for (int i = 0; i < 7; i++)
+        k_expect_list(k, k_on_array(k, K_BROADCAST_TO, cases[i].ndim, cases[i].shape),
+                      cases[i].to, cases[i].target, ND_OK, BROADCAST_HINT);
+    k_expect_list(k, k_on_view(k, K_BROADCAST_TO, 12, 1, (int64_t[]){ 4 }, (int64_t[]){ 1 }, 4),
+                  3, S234, ND_OK, "a row at offset 4 stays at offset 4: strides (0,0,1)");
 }
 
 static void broadcast_random(k_ctx *k)
 {
-    for (int i = 0; i < 300; i++) {
-        k_call c = k_random_view_call(k, K_BROADCAST_TO, 0, 5, 5);
-        k_check_then(k, &c, K_BROADCAST_TO, BROADCAST_HINT);
-        k_check(k, &c, BROADCAST_HINT);
-    }
+    k_check_random_views(k, K_BROADCAST_TO, 300, 0, 5, 5, true, BROADCAST_HINT);
 }
 
 static void broadcast_errors(k_ctx *k)
 {
-    int64_t nine[K_LIST] = { 1, 1, 1, 1, 1, 1, 1, 3, 2 };
-    check_broadcast(k, 2, (int64_t[]){ 3, 2 }, 3, (int64_t[]){ 4, 3, 2 }, ND_OK);
-    check_broadcast(k, 2, (int64_t[]){ 3, 2 }, 2, (int64_t[]){ 3, 4 }, ND_ERR_SHAPE);
-    check_broadcast(k, 2, (int64_t[]){ 3, 2 }, 1, (int64_t[]){ 2 }, ND_ERR_SHAPE);
-    check_broadcast(k, 1, (int64_t[]){ 3 }, 1, (int64_t[]){ 0 }, ND_ERR_SHAPE);
-    check_broadcast(k, 1, (int64_t[]){ 0 }, 1, (int64_t[]){ 1 }, ND_ERR_SHAPE);
-    check_broadcast(k, 2, (int64_t[]){ 3, 2 }, 3, (int64_t[]){ -1, 3, 2 }, ND_ERR_ARG);
-    check_broadcast(k, 2, (int64_t[]){ 3, 2 }, ND_MAX_DIMS + 1, nine, ND_ERR_ARG);
-    check_broadcast(k, 2, (int64_t[]){ 3, 2 }, -1, nine, ND_ERR_ARG);
-    k_call c = k_on_array(k, K_BROADCAST_TO, 2, (int64_t[]){ 3, 2 });
-    k_list(&c, 0, 3, (int64_t[]){ 4, 3, 2 });
+    static const struct {
+        int ndim; int64_t shape[2]; int to; int64_t target[K_LIST]; nd_status want;
+    } cases[] = {
+        { 2, { 3, 2 }, 3, { 4, 3, 2 }, ND_OK },
+        { 2, { 3, 2 }, 2, { 3, 4 }, ND_ERR_SHAPE },
+        { 2, { 3, 2 }, 1, { 2 }, ND_ERR_SHAPE },   /* fewer axes than a */
+        { 2, { 1, 3 }, 1, { 3 }, ND_ERR_SHAPE },   /* even when the extra one has size 1 */
+        { 1, { 3 }, 1, { 0 }, ND_ERR_SHAPE },      /* 3 does not stretch to 0 */
+        { 1, { 0 }, 1, { 1 }, ND_ERR_SHAPE },      /* nor 0 to 1 */
+        { 2, { 3, 2 }, 3, { -1, 3, 2 }, ND_ERR_ARG },
+        { 2, { 3, 2 }, ND_MAX_DIMS + 1, { 1, 1, 1, 1, 1, 1, 1, 3, 2 }, ND_ERR_ARG },
+        { 2, { 3, 2 }, -1, { 3, 2 }, ND_ERR_ARG },
+    };
+    for (int i = 0; i < 9; i++)
+        k_expect_list(k, k_on_array(k, K_BROADCAST_TO, cases[i].ndim, cases[i].shape),
+                      cases[i].to, cases[i].target, cases[i].want, BROADCAST_HINT);
+    k_call c = k_on_array(k, K_BROADCAST_TO, 2, cases[0].shape);
+    k_list(&c, 0, 3, cases[0].target);
     k_check_bad_arrays(k, &c);
-    c = k_on_array(k, K_BROADCAST_TO, 2, (int64_t[]){ 3, 2 });
-    c.n = 3;
-    c.list_null[0] = true;
-    k_expect(k, &c, ND_ERR_ARG, NULL);
 }
 
 /* ---------------------------------------------------------------------- */
 /* nd_slice                                                               */
 /* ---------------------------------------------------------------------- */
 
-static void check_slice(k_ctx *k, k_call *c, int n, const nd_index *idx, nd_status want,
-                        const char *hint)
+static void slice_of(k_ctx *k, k_call c, int n, const nd_index *idx, nd_status want,
+                     const char *hint)
 {
-    c->n = n;
-    memcpy(c->idx, idx, (size_t)n * sizeof *idx);
-    k_expect(k, c, want, hint);
+    k_index(&c, n, idx);
+    k_expect(k, &c, want, hint);
 }
 
 static void slice_numpy_examples(k_ctx *k)
@@ -394,21 +331,21 @@ static void slice_numpy_examples(k_ctx *k)
     /* x = arange(10), y = arange(12).reshape(3,4), z = arange(6).reshape(2,3,1),
      * w = zeros((0,3)) */
     static const int64_t bases[4][4] = { { 1, 10 }, { 2, 3, 4 }, { 3, 2, 3, 1 }, { 2, 0, 3 } };
+    const nd_index back = ND_SLICE(ND_NONE, ND_NONE, -1);
     const struct { const char *text; int base, n; nd_index idx[3]; } cases[] = {
-        { "x[1:7:2]", 0, 1, { ND_SLICE(1, 7, 2) } },
-        { "x[-2:10]", 0, 1, { ND_SLICE(-2, 10, 1) } },
+        { "x[1:7:2]", 0, 1, { ND_SLICE(1, 7, 2) } }, { "x[-2:10]", 0, 1, { ND_SLICE(-2, 10, 1) } },
         { "x[-3:3:-1]", 0, 1, { ND_SLICE(-3, 3, -1) } },
         { "x[5:]", 0, 1, { ND_SLICE(5, ND_NONE, 1) } },
-        { "x[::-1]: a negative step starts at the last element", 0, 1,
-          { ND_SLICE(ND_NONE, ND_NONE, -1) } },
+        { "x[::-1]: a negative step starts at the last element", 0, 1, { back } },
         { "x[::-3]", 0, 1, { ND_SLICE(ND_NONE, ND_NONE, -3) } },
         { "x[8:1:-3]", 0, 1, { ND_SLICE(8, 1, -3) } },
+        { "x[5::-1]", 0, 1, { ND_SLICE(5, ND_NONE, -1) } },
         { "x[::100]", 0, 1, { ND_SLICE(ND_NONE, ND_NONE, 100) } },
         { "x[::-100]", 0, 1, { ND_SLICE(ND_NONE, ND_NONE, -100) } },
         { "x[-100:100]: bounds are clipped", 0, 1, { ND_SLICE(-100, 100, 1) } },
         { "x[:-100:-1]", 0, 1, { ND_SLICE(ND_NONE, -100, -1) } },
         { "x[100::-2]", 0, 1, { ND_SLICE(100, ND_NONE, -2) } },
-        { "x[INT64_MAX:]", 0, 1, { ND_SLICE(INT64_MAX, ND_NONE, 1) } },
+        { "x[INT64_MAX:] is empty", 0, 1, { ND_SLICE(INT64_MAX, ND_NONE, 1) } },
         { "x[-INT64_MAX:INT64_MAX]", 0, 1, { ND_SLICE(-INT64_MAX, INT64_MAX, 1) } },
         { "x[-100::-1] is empty", 0, 1, { ND_SLICE(-100, ND_NONE, -1) } },
         { "x[100:] is empty", 0, 1, { ND_SLICE(100, ND_NONE, 1) } },
@@ -416,14 +353,11 @@ static void slice_numpy_examples(k_ctx *k)
         { "x[5:2] is empty", 0, 1, { ND_SLICE(5, 2, 1) } },
         { "x[2:5:-1] is empty", 0, 1, { ND_SLICE(2, 5, -1) } },
         { "x[5:-1:-1] is empty: stop -1 means 9", 0, 1, { ND_SLICE(5, -1, -1) } },
-        { "x[5::-1]", 0, 1, { ND_SLICE(5, ND_NONE, -1) } },
         { "x[-1]: an integer drops its axis", 0, 1, { ND_AT(-1) } },
-        { "x[-10]", 0, 1, { ND_AT(-10) } },
-        { "x[3]", 0, 1, { ND_AT(3) } },
-        { "y[1]", 1, 1, { ND_AT(1) } },
-        { "y[:, 1]", 1, 2, { ND_ALL, ND_AT(1) } },
-        { "y[1, -1]", 1, 2, { ND_AT(1), ND_AT(-1) } },
-        { "y[::-1, ::2]", 1, 2, { ND_SLICE(ND_NONE, ND_NONE, -1), ND_SLICE(ND_NONE, ND_NONE, 2) } },
+        { "x[-10]", 0, 1, { ND_AT(-10) } }, { "y[1]", 1, 1, { ND_AT(1) } },
+        { "y[:, 1]", 1, 2, { ND_ALL, ND_AT(1) } }, { "y[1, -1]", 1, 2, { ND_AT(1), ND_AT(-1) } },
+        { "y[::-1, ::2]", 1, 2, { back, ND_SLICE(ND_NONE, ND_NONE, 2) } },
+        { "y[::-1, ::-1]: offset 11, strides (-4,-1)", 1, 2, { back, back } },
         { "y[1:, ::-2], the lesson's example", 1, 2,
           { ND_SLICE(1, ND_NONE, 1), ND_SLICE(ND_NONE, ND_NONE, -2) } },
         { "y[-1:, 1:3]", 1, 2, { ND_SLICE(-1, ND_NONE, 1), ND_SLICE(1, 3, 1) } },
@@ -435,87 +369,68 @@ static void slice_numpy_examples(k_ctx *k)
         { "z[0, 1]: axes past the index are taken whole", 2, 2, { ND_AT(0), ND_AT(1) } },
         { "z[-1, ::-2, 0]", 2, 3, { ND_AT(-1), ND_SLICE(ND_NONE, ND_NONE, -2), ND_AT(0) } },
         { "w[:, 1] of an empty w", 3, 2, { ND_ALL, ND_AT(1) } },
-        { "w[:, ::-1] of an empty w", 3, 2, { ND_ALL, ND_SLICE(ND_NONE, ND_NONE, -1) } },
+        { "w[:, ::-1] of an empty w", 3, 2, { ND_ALL, back } },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const int64_t *b = bases[cases[i].base];
-        k_call c = k_on_array(k, K_SLICE, (int)b[0], b + 1);
-        check_slice(k, &c, cases[i].n, cases[i].idx, ND_OK, cases[i].text);
+        slice_of(k, k_on_array(k, K_SLICE, (int)b[0], b + 1), cases[i].n, cases[i].idx, ND_OK,
+                 cases[i].text);
     }
 }
 
 static void slice_negative_step(k_ctx *k)
 {
-    nd_index back[2] = { ND_SLICE(ND_NONE, ND_NONE, -1), ND_SLICE(ND_NONE, ND_NONE, -1) };
-    k_call c = k_on_array(k, K_SLICE, 1, (int64_t[]){ 10 });
-    check_slice(k, &c, 1, back, ND_OK, "x[::-1] starts at the last element: offset 9, "
-                "stride -1");
-    c = k_on_view(k, K_SLICE, 10, 1, (int64_t[]){ 10 }, (int64_t[]){ -1 }, 9);
-    check_slice(k, &c, 1, back, ND_OK, "x[::-1][::-1] is x again: offset 0, stride 1");
-    c = k_on_array(k, K_SLICE, 2, (int64_t[]){ 3, 4 });
-    check_slice(k, &c, 2, back, ND_OK, "y[::-1, ::-1]: offset 11, strides (-4,-1)");
+    nd_index back = ND_SLICE(ND_NONE, ND_NONE, -1);
+    slice_of(k, k_on_array(k, K_SLICE, 1, (int64_t[]){ 10 }), 1, &back, ND_OK,
+             "x[::-1] starts at the last element: offset 9, stride -1");
+    slice_of(k, k_on_view(k, K_SLICE, 10, 1, (int64_t[]){ 10 }, (int64_t[]){ -1 }, 9), 1,
+             &back, ND_OK, "x[::-1][::-1] is x again: offset 0, stride 1");
 }
 
 static void slice_random(k_ctx *k)
 {
-    for (int i = 0; i < 300; i++) {
-        k_call c = k_random_view_call(k, K_SLICE, 0, 6, 7);
-        k_check(k, &c, SLICE_HINT);
-    }
+    k_check_random_views(k, K_SLICE, 300, 0, 6, 7, false, SLICE_HINT);
 }
 
 static void slice_of_slice(k_ctx *k)
 {
-    for (int i = 0; i < 300; i++) {
-        k_call c = k_random_view_call(k, K_SLICE, 0, 6, 7);
-        k_check_then(k, &c, K_SLICE, SLICE_HINT);
-        k_check(k, &c, SLICE_HINT);
-    }
+    k_check_random_views(k, K_SLICE, 300, 0, 6, 7, true, SLICE_HINT);
 }
 
 static void slice_errors(k_ctx *k)
 {
-    nd_index ok[3] = { ND_SLICE(1, ND_NONE, 1), ND_AT(-1) }, kind7 = ND_ALL;
+    nd_index kind7 = ND_ALL;
     kind7.kind = (nd_index_kind)7;
     const struct { int n; nd_index idx[2]; nd_status want; } bad[] = {
-        { 2, { ok[0], ok[1] }, ND_OK },
+        { 2, { ND_SLICE(1, ND_NONE, 1), ND_AT(-1) }, ND_OK },
         { 2, { ND_ALL, ND_SLICE(0, 2, 0) }, ND_ERR_INDEX },
         { 1, { ND_AT(3) }, ND_ERR_INDEX },
         { 2, { ND_ALL, ND_AT(-5) }, ND_ERR_INDEX },
         { 1, { kind7 }, ND_ERR_ARG },
-        { 3, { ok[0], ok[1] }, ND_ERR_ARG },
-        { -1, { ok[0], ok[1] }, ND_ERR_ARG },
+        { 3, { ND_ALL, ND_ALL }, ND_ERR_ARG },
+        { -1, { ND_ALL }, ND_ERR_ARG },
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        k_call c = k_on_array(k, K_SLICE, 2, (int64_t[]){ 3, 4 });
-        c.n = bad[i].n;
-        memcpy(c.idx, bad[i].idx, sizeof bad[i].idx);
-        k_expect(k, &c, bad[i].want, SLICE_HINT);
-    }
-    k_call c = k_on_array(k, K_SLICE, 2, (int64_t[]){ 3, 4 });
-    c.n = 2;
-    memcpy(c.idx, ok, sizeof ok);
+    for (int i = 0; i < 7; i++)
+        slice_of(k, k_on_array(k, K_SLICE, 2, S34), bad[i].n, bad[i].idx, bad[i].want,
+                 SLICE_HINT);
+    k_call c = k_on_array(k, K_SLICE, 2, S34);
+    k_index(&c, 2, bad[0].idx);
     k_check_bad_arrays(k, &c);
-    c = k_on_array(k, K_SLICE, 2, (int64_t[]){ 3, 4 });
-    c.n = 2;
-    c.list_null[0] = true;
-    k_expect(k, &c, ND_ERR_ARG, NULL);
-    c = k_on_array(k, K_SLICE, 2, (int64_t[]){ 0, 2 });
-    check_slice(k, &c, 1, (nd_index[]){ ND_AT(0) }, ND_ERR_INDEX, "an integer cannot index "
-                "an empty axis");
+    slice_of(k, k_on_array(k, K_SLICE, 2, (int64_t[]){ 0, 2 }), 1, bad[0].idx + 1,
+             ND_ERR_INDEX, "an integer cannot index an empty axis");
 }
 
 /* ---------------------------------------------------------------------- */
 /* nd_diagonal                                                            */
 /* ---------------------------------------------------------------------- */
 
-static void check_diagonal(k_ctx *k, k_call *c, int64_t offset, int axis1, int axis2,
-                           nd_status want, const char *hint)
+static void diagonal_of(k_ctx *k, k_call c, int64_t offset, int axis1, int axis2,
+                        nd_status want, const char *hint)
 {
-    c->at[0] = offset;
-    c->at[1] = axis1;
-    c->at[2] = axis2;
-    k_expect(k, c, want, hint);
+    c.at[0] = offset;
+    c.at[1] = axis1;
+    c.at[2] = axis2;
+    k_expect(k, &c, want, hint);
 }
 
 static void diagonal_known(k_ctx *k)
@@ -540,11 +455,9 @@ static void diagonal_known(k_ctx *k)
         { "a (2,3,3) stack of matrices: strides (9,4)", 3, { 2, 3, 3 }, 0, 1, 2 },
         { "zeros((0,2,3)).diagonal(1, 1, 2) is empty", 3, { 0, 2, 3 }, 1, 1, 2 },
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        k_call c = k_on_array(k, K_DIAGONAL, cases[i].ndim, cases[i].shape);
-        check_diagonal(k, &c, cases[i].offset, cases[i].axis1, cases[i].axis2, ND_OK,
-                       cases[i].text);
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        diagonal_of(k, k_on_array(k, K_DIAGONAL, cases[i].ndim, cases[i].shape),
+                    cases[i].offset, cases[i].axis1, cases[i].axis2, ND_OK, cases[i].text);
 }
 
 static void diagonal_offsets(k_ctx *k)
@@ -552,35 +465,29 @@ static void diagonal_offsets(k_ctx *k)
     /* arange(12).reshape(3,4).diagonal(offset), from far below to far above */
     static const int64_t offsets[] = { 0, 1, 2, 3, 4, 100, -1, -2, -3, -100, INT64_MAX,
                                        -INT64_MAX };
-    for (size_t i = 0; i < sizeof offsets / sizeof offsets[0]; i++) {
-        k_call c = k_on_array(k, K_DIAGONAL, 2, (int64_t[]){ 3, 4 });
-        check_diagonal(k, &c, offsets[i], 0, 1, ND_OK, "offset > 0 starts at column offset, "
-                       "offset < 0 at row -offset; a diagonal past the edge is empty");
-    }
+    for (int i = 0; i < 12; i++)
+        diagonal_of(k, k_on_array(k, K_DIAGONAL, 2, S34), offsets[i], 0, 1, ND_OK,
+                    "offset > 0 starts at column offset, offset < 0 at row -offset; a "
+                    "diagonal past the edge is empty");
 }
 
 static void diagonal_random(k_ctx *k)
 {
-    for (int i = 0; i < 300; i++) {
-        k_call c = k_random_view_call(k, K_DIAGONAL, 2, 5, 5);
-        k_check(k, &c, DIAGONAL_HINT);
-    }
+    k_check_random_views(k, K_DIAGONAL, 300, 2, 5, 5, false, DIAGONAL_HINT);
 }
 
 static void diagonal_errors(k_ctx *k)
 {
     static const int axes[][2] = { { 0, 2 }, { 1, 1 }, { 0, -3 }, { 0, 3 }, { -4, 1 } };
-    for (int i = 0; i < 5; i++) {
-        k_call c = k_on_array(k, K_DIAGONAL, 3, (int64_t[]){ 2, 3, 4 });
-        check_diagonal(k, &c, 0, axes[i][0], axes[i][1], i ? ND_ERR_AXIS : ND_OK, NULL);
-    }
-    k_call c = k_on_array(k, K_DIAGONAL, 3, (int64_t[]){ 2, 3, 4 });
+    for (int i = 0; i < 5; i++)
+        diagonal_of(k, k_on_array(k, K_DIAGONAL, 3, S234), 0, axes[i][0], axes[i][1],
+                    i ? ND_ERR_AXIS : ND_OK, NULL);
+    k_call c = k_on_array(k, K_DIAGONAL, 3, S234);
     c.at[2] = 1;
     k_check_bad_arrays(k, &c);
-    for (int nd = 0; nd < 2; nd++) {   /* fewer than 2 axes */
-        c = k_on_array(k, K_DIAGONAL, nd, (int64_t[]){ 4 });
-        check_diagonal(k, &c, 0, 0, 1, ND_ERR_ARG, NULL);
-    }
+    for (int nd = 0; nd < 2; nd++)   /* fewer than 2 axes */
+        diagonal_of(k, k_on_array(k, K_DIAGONAL, nd, (int64_t[]){ 4 }), 0, 0, 1, ND_ERR_ARG,
+                    NULL);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -590,47 +497,25 @@ static void diagonal_errors(k_ctx *k)
 /* Views of views of views: chains of 2 to 4 random views, each checked. */
 static void views_chain_random(k_ctx *k)
 {
-    static const k_op ops[] = { K_PERMUTE, K_BROADCAST_TO, K_SLICE, K_DIAGONAL, K_RESHAPE };
-    for (int i = 0; i < 300; i++) {
-        k_call c = k_random_view_call(k, K_SLICE, 0, 4, 4);
-        for (int n = (int)k_int(k, 2, 4); n > 0; n--) {
-            k_op op = ops[k_int(k, 0, 4)];
-            if (op == K_DIAGONAL && c.args[0].ndim < 2)
-                op = K_SLICE;
-            if (op == K_RESHAPE && !k_compact_layout(&c.args[0]))
-                op = K_PERMUTE;
-            c.op = op;
-            k_view_args(k, &c);
-            K_REQUIRE(k_check_then(k, &c, K_SLICE, "each view function starts from its "
-                                   "input's offset and strides, whatever view made it"),
-                      "test setup: a step of a chain failed");
-        }
-        k_check(k, &c, SLICE_HINT);
-    }
+    k_check_view_chains(k, 300, 2, 4, 4, 4, false, "each view function starts from its "
+                        "input's offset and strides, whatever view made it");
 }
 
 /* out may be the input struct itself: f(&x, ..., &x) replaces x's view. */
 static void views_out_is_input(k_ctx *k)
 {
-    static const int64_t shape[3] = { 2, 3, 4 };
     static const k_op ops[] = { K_PERMUTE, K_RESHAPE, K_BROADCAST_TO, K_SLICE, K_DIAGONAL };
+    static const int64_t lists[][4] = { { 2, 0, 1 }, { 4, 6 }, { 2, 2, 3, 4 } };
+    static const int n[] = { 3, 2, 4 };
     for (int i = 0; i < 5; i++) {
-        k_call c = k_on_array(k, ops[i], 3, shape);
+        k_call c = k_on_array(k, ops[i], 3, S234);
         c.out = 0;
-        switch (ops[i]) {
-        case K_PERMUTE: k_list(&c, 0, 3, (int64_t[]){ 2, 0, 1 }); break;
-        case K_RESHAPE: k_list(&c, 0, 2, (int64_t[]){ 4, 6 }); break;
-        case K_BROADCAST_TO: k_list(&c, 0, 4, (int64_t[]){ 2, 2, 3, 4 }); break;
-        case K_SLICE:
-            c.n = 2;
-            c.idx[0] = ND_AT(-1);
-            c.idx[1] = ND_SLICE(ND_NONE, ND_NONE, -2);
-            break;
-        default:
-            c.at[0] = 1;
-            c.at[1] = 2;
-            c.at[2] = 1;
-        }
+        if (i < 3)
+            k_list(&c, 0, n[i], lists[i]);
+        else if (i == 3)
+            k_index(&c, 2, (nd_index[]){ ND_AT(-1), ND_SLICE(ND_NONE, ND_NONE, -2) });
+        c.at[0] = c.at[2] = 1;   /* diagonal(1, 2, 1) */
+        c.at[1] = 2;
         k_check(k, &c, OUT_HINT);
     }
 }
@@ -642,7 +527,7 @@ static void views_reject_bad_arrays(k_ctx *k)
     static const k_op ops[] = { K_IS_COMPACT, K_OFFSET_OF, K_RESHAPE, K_PERMUTE,
                                 K_BROADCAST_TO, K_SLICE, K_DIAGONAL };
     for (int i = 0; i < 7; i++) {
-        k_call c = k_on_array(k, ops[i], 2, (int64_t[]){ 2, 3 });
+        k_call c = k_on_array(k, ops[i], 2, S23);
         k_view_args(k, &c);
         k_check_bad_arrays(k, &c);
     }

@@ -1,31 +1,14 @@
 /*
  * h01_views.c -- hidden tests of lesson 1: more cases and other seeds over
- * the kit than the public tests (tests/test_01_views.c) make.
- *
- *   nd_compact_strides  every shape of up to 5 axes with sizes 0..3, random
- *                       shapes of 6..8 axes, sizes past 32 bits
- *   nd_is_compact       10000 layouts: compact ones with junk size-1
- *                       strides, then one stride changed; any small strides
- *   nd_offset_of        every index of random views of up to 8 axes; every
- *                       axis out of range on either side
- *   nd_reshape          round trips of compact views (offsets, odd size-1
- *                       strides), out == a; layout and argument errors
- *   nd_permute          a permutation then its inverse; every axis triple
- *                       in -5..4 for 3 axes
- *   nd_broadcast_to     broadcasts of broadcasts; every pair of shapes of
- *                       sizes 0..3 and up to 3 axes
- *   nd_slice            1-D slices for many start/stop, None, +-INT64_MAX,
- *                       steps -7..7 and huge ones, on a plain and a
- *                       reversed base; slices of slices; integers on 8
- *                       axes; every error on every axis
- *   nd_diagonal         random views of up to 8 axes; every axis pair of a
- *                       4-D and an 8-D view, offsets on both sides
- *   all views           long chains of views of views, out == a;
- *                       2^22-element and 8-D views
+ * the kit than tests/test_01_views.c makes.  Exhaustive where the space is
+ * small (every shape of sizes 0..3 for compact strides and broadcasting,
+ * every axis triple for permute, every slice bound and step from a set of
+ * 20 and 13 on short axes, every axis pair for diagonal, every index for
+ * offset_of); thousands of random views of up to 8 axes elsewhere; views
+ * of views, out == a, sizes past 32 bits and a 2^22-element buffer.
  */
 #include "kit.h"
 
-#include <string.h>
 
 #define STRIDES_HINT "strides[k] is the product of the sizes AFTER axis k (a 0 there makes " \
     "it 0), in int64_t; write exactly ndim entries, and nothing at all on an error"
@@ -76,13 +59,6 @@
 #define LARGE_HINT "sizes, strides and offsets are int64_t everywhere; no view function " \
     "loops over elements, so 2^22-element and 8-D views cost nothing"
 
-static void strides_of(k_ctx *k, int ndim, const int64_t *shape, nd_status want)
-{
-    k_call c = k_new(k, K_COMPACT_STRIDES);
-    k_list(&c, 0, ndim, shape);
-    k_expect(k, &c, want, NULL);
-}
-
 static void compact_strides_all_shapes(k_ctx *k)
 {
     for (int nd = 0; nd <= 5; nd++)   /* every shape of sizes 0..3: 1365 */
@@ -90,28 +66,26 @@ static void compact_strides_all_shapes(k_ctx *k)
             int64_t shape[5];
             for (int d = 0; d < nd; d++)
                 shape[d] = i >> (2 * d) & 3;
-            strides_of(k, nd, shape, ND_OK);
+            k_expect_list(k, k_new(k, K_COMPACT_STRIDES), nd, shape, ND_OK, NULL);
         }
     for (int i = 0; i < 3000; i++) {
         int64_t shape[ND_MAX_DIMS];
         int nd = (int)k_int(k, 6, ND_MAX_DIMS);
         for (int d = 0; d < nd; d++)
             shape[d] = k_one_in(k, 6) ? k_int(k, 0, 1) : k_int(k, 2, 9);
-        strides_of(k, nd, shape, ND_OK);
+        k_expect_list(k, k_new(k, K_COMPACT_STRIDES), nd, shape, ND_OK, NULL);
     }
     static const struct { int ndim; int64_t shape[ND_MAX_DIMS]; } big[] = {
         { 3, { 1 << 20, 1 << 20, 4 } }, { 2, { 3, INT64_C(1) << 40 } },
         { 8, { 2, 64, 64, 64, 64, 64, 64, 2 } }, { 4, { INT64_C(1) << 33, 1, 1, 7 } },
     };
     for (int i = 0; i < 4; i++)
-        strides_of(k, big[i].ndim, big[i].shape, ND_OK);
-    int64_t bad[K_LIST] = { 2, 2, 2, 2, 2, 2, 2, -1, 2 };
-    strides_of(k, 8, bad, ND_ERR_ARG);
-    bad[7] = INT64_MIN;
-    strides_of(k, 8, bad, ND_ERR_ARG);
-    strides_of(k, 1, (int64_t[]){ -5 }, ND_ERR_ARG);
-    strides_of(k, ND_MAX_DIMS + 1, bad, ND_ERR_ARG);
-    strides_of(k, INT32_MIN, bad, ND_ERR_ARG);
+        k_expect_list(k, k_new(k, K_COMPACT_STRIDES), big[i].ndim, big[i].shape, ND_OK, NULL);
+    static const int64_t bad[3][K_LIST] = { { 2, 2, 2, 2, 2, 2, 2, -1, 2 },
+                                            { 2, 2, 2, 2, 2, 2, 2, INT64_MIN }, { -5 } };
+    static const int nbad[5] = { 8, 8, 1, ND_MAX_DIMS + 1, INT32_MIN };
+    for (int i = 0; i < 5; i++)
+        k_expect_list(k, k_new(k, K_COMPACT_STRIDES), nbad[i], bad[i % 3], ND_ERR_ARG, NULL);
 }
 
 static void is_compact_property(k_ctx *k)
@@ -224,13 +198,6 @@ static void reshape_layout_and_errors(k_ctx *k)
         c.out = i % 2 ? 0 : K_OUT_NEW;   /* and with out == a */
         k_expect(k, &c, t->want, RESHAPE_ERR_HINT);
     }
-    k_call c = k_on_view(k, K_RESHAPE, 10, 2, (int64_t[]){ 2, 3 }, (int64_t[]){ 3, 1 }, 2);
-    k_list(&c, 0, 2, (int64_t[]){ 3, 2 });
-    k_check_bad_arrays(k, &c);
-    c = k_on_array(k, K_RESHAPE, 2, (int64_t[]){ 2, 3 });
-    c.n = 2;
-    c.list_null[0] = true;
-    k_expect(k, &c, ND_ERR_ARG, NULL);
 }
 
 static void permute_inverse_identity(k_ctx *k)
@@ -250,13 +217,10 @@ static void permute_inverse_identity(k_ctx *k)
 
 static void permute_axes_validation(k_ctx *k)
 {
-    for (int i = 0; i < 1000; i++) {   /* every triple of axes in -5..4 */
+    for (int i = 0; i < 2000; i++) {   /* every triple of axes in -5..4; out == a too */
         k_call c = k_on_array(k, K_PERMUTE, 3, (int64_t[]){ 2, 3, 4 });
-        k_list(&c, 0, 3, (int64_t[]){ i / 100 - 5, i / 10 % 10 - 5, i % 10 - 5 });
-        k_check(k, &c, AXES_HINT);
-        c = k_on_array(k, K_PERMUTE, 3, (int64_t[]){ 2, 3, 4 });   /* and out == a */
-        k_list(&c, 0, 3, (int64_t[]){ i / 100 - 5, i / 10 % 10 - 5, i % 10 - 5 });
-        c.out = 0;
+        k_list(&c, 0, 3, (int64_t[]){ i / 200 - 5, i / 20 % 10 - 5, i / 2 % 10 - 5 });
+        c.out = i % 2 ? 0 : K_OUT_NEW;
         k_check(k, &c, AXES_HINT);
     }
     static const int64_t axes[][8] = { { 7, 6, 5, 4, 3, 2, 1, -1 }, { 0, 1, 2, 3, 4, 5, 6, 8 },
@@ -273,11 +237,7 @@ static void permute_axes_validation(k_ctx *k)
 
 static void broadcast_of_broadcast(k_ctx *k)
 {
-    for (int i = 0; i < 4000; i++) {
-        k_call c = k_random_view_call(k, K_BROADCAST_TO, 0, 6, 4);
-        k_check_then(k, &c, K_BROADCAST_TO, BROADCAST_HINT);
-        k_check(k, &c, BROADCAST_HINT);
-    }
+    k_check_random_views(k, K_BROADCAST_TO, 4000, 0, 6, 4, true, BROADCAST_HINT);
 }
 
 /* Every shape of 0..3 axes with sizes 0..3 (85), as a view with a stride
@@ -326,20 +286,15 @@ static void slice_python_exhaustive(k_ctx *k)
             bool rev = i % 2;
             k_call c = k_on_view(k, K_SLICE, rev ? 3 * len + 4 : len, 1, (int64_t[]){ len },
                                  (int64_t[]){ rev ? -3 : 1 }, rev ? 3 * len + 1 : 0);
-            c.n = 1;
-            c.idx[0] = ND_SLICE(bounds[i / 2 % NB], bounds[i / 2 / NB % NB],
-                                steps[i / 2 / NB / NB]);
+            k_index(&c, 1, (nd_index[]){ ND_SLICE(bounds[i / 2 % NB], bounds[i / 2 / NB % NB],
+                                                  steps[i / 2 / NB / NB]) });
             k_check(k, &c, PYTHON_HINT);
         }
 }
 
 static void slice_of_slice_combined(k_ctx *k)
 {
-    for (int i = 0; i < 5000; i++) {
-        k_call c = k_random_view_call(k, K_SLICE, 1, ND_MAX_DIMS, 7);
-        k_check_then(k, &c, K_SLICE, SLICES_HINT);
-        k_check(k, &c, SLICES_HINT);
-    }
+    k_check_random_views(k, K_SLICE, 5000, 1, ND_MAX_DIMS, 7, true, SLICES_HINT);
 }
 
 static void slice_ints_and_extremes(k_ctx *k)
@@ -375,8 +330,7 @@ static void slice_errors_deep(k_ctx *k)
     for (int i = 0; i < 2 * 3 * 9; i++) {   /* each entry wrong on each axis */
         int64_t shape[3] = { 3, 4, 5 };
         k_call c = k_on_view(k, K_SLICE, 64, 3, shape, (int64_t[]){ -20, 5, 1 }, 42);
-        c.n = 3;
-        memcpy(c.idx, ok, sizeof ok);
+        k_index(&c, 3, ok);
         int d = i / 18, e = i / 2 % 9;
         bad[2] = ND_AT(shape[d]);
         bad[3] = ND_AT(-shape[d] - 1);
@@ -385,13 +339,10 @@ static void slice_errors_deep(k_ctx *k)
         c.out = i % 2 ? 0 : K_OUT_NEW;   /* and with out == a */
         k_check(k, &c, SLICE_ERR_HINT);
     }
-    static const int nidx[] = { 4, -1 };
-    for (int i = 0; i < 4; i++) {
+    for (int n = -1; n <= 4; n += 5) {   /* n outside 0..ndim */
         k_call c = k_on_array(k, K_SLICE, 3, (int64_t[]){ 3, 4, 5 });
-        c.n = i < 2 ? nidx[i] : 1;
-        memcpy(c.idx, ok, sizeof ok);
-        c.list_null[0] = i == 2;
-        c.out = i == 3 ? K_OUT_NULL : K_OUT_NEW;
+        k_index(&c, 3, ok);
+        c.n = n;
         k_expect(k, &c, ND_ERR_ARG, SLICE_ERR_HINT);
     }
     /* an integer cannot index an empty axis; a step of 0 is still wrong */
@@ -400,18 +351,14 @@ static void slice_errors_deep(k_ctx *k)
                                    { ND_AT(2), ND_SLICE(ND_NONE, ND_NONE, -1) } };
     for (int i = 0; i < 4; i++) {
         k_call c = k_on_array(k, K_SLICE, 2, (int64_t[]){ 3, 0 });
-        c.n = 2;
-        memcpy(c.idx, empty[i], sizeof empty[i]);
+        k_index(&c, 2, empty[i]);
         k_expect(k, &c, i < 3 ? ND_ERR_INDEX : ND_OK, SLICE_ERR_HINT);
     }
 }
 
 static void diagonal_random_views(k_ctx *k)
 {
-    for (int i = 0; i < 5000; i++) {
-        k_call c = k_random_view_call(k, K_DIAGONAL, 2, ND_MAX_DIMS, 6);
-        k_check(k, &c, DIAGONAL_HINT);
-    }
+    k_check_random_views(k, K_DIAGONAL, 5000, 2, ND_MAX_DIMS, 6, false, DIAGONAL_HINT);
 }
 
 static void diagonal_axis_pairs(k_ctx *k)
@@ -441,22 +388,7 @@ static void diagonal_axis_pairs(k_ctx *k)
 
 static void views_chain_random(k_ctx *k)
 {
-    static const k_op ops[] = { K_PERMUTE, K_BROADCAST_TO, K_SLICE, K_DIAGONAL, K_RESHAPE };
-    for (int i = 0; i < 2000; i++) {
-        k_call c = k_random_view_call(k, K_SLICE, 0, ND_MAX_DIMS, 5);
-        for (int n = (int)k_int(k, 3, 8); n > 0; n--) {
-            k_op op = ops[k_int(k, 0, 4)];
-            if (op == K_DIAGONAL && c.args[0].ndim < 2)
-                op = K_SLICE;
-            if (op == K_RESHAPE && !k_compact_layout(&c.args[0]))
-                op = K_PERMUTE;
-            c.op = op;
-            k_view_args(k, &c);
-            c.out = k_one_in(k, 3) ? 0 : K_OUT_NEW;
-            K_REQUIRE(k_check_then(k, &c, K_SLICE, CHAIN_HINT), "test setup: a step failed");
-        }
-        k_check(k, &c, CHAIN_HINT);
-    }
+    k_check_view_chains(k, 2000, 3, 8, ND_MAX_DIMS, 5, true, CHAIN_HINT);
 }
 
 static void views_share_not_copy(k_ctx *k)
@@ -472,25 +404,15 @@ static void views_share_not_copy(k_ctx *k)
 
 static void views_bad_arguments(k_ctx *k)
 {
-    static const k_op ops[] = { K_IS_COMPACT, K_OFFSET_OF, K_RESHAPE, K_PERMUTE,
-                                K_BROADCAST_TO, K_SLICE, K_DIAGONAL };
-    for (int i = 0; i < 9; i++) {
-        k_call c = k_on_array(k, i < 7 ? ops[i] : K_OFFSET_OF, 2, (int64_t[]){ 2, 3 });
-        k_view_args(k, &c);
-        if (i < 7) {
-            k_check_bad_arrays(k, &c);
-            continue;
-        }
-        c.list_null[0] = i == 7;   /* index NULL, result NULL */
-        c.out = i == 8 ? K_OUT_NULL : K_OUT_NEW;
-        k_expect(k, &c, ND_ERR_ARG, BAD_HINT);
-    }
-    for (int i = 0; i < 2; i++) {   /* result NULL, strides NULL */
-        k_call c = i ? k_new(k, K_COMPACT_STRIDES) : k_on_array(k, K_IS_COMPACT, 1,
-                                                                 (int64_t[]){ 3 });
-        k_list(&c, 0, i, (int64_t[]){ 3 });
-        c.out = K_OUT_NULL;
-        k_expect(k, &c, ND_ERR_ARG, BAD_HINT);
+    static const k_op ops[] = { K_COMPACT_STRIDES, K_IS_COMPACT, K_OFFSET_OF, K_RESHAPE,
+                                K_PERMUTE, K_BROADCAST_TO, K_SLICE, K_DIAGONAL };
+    for (int i = 0; i < 8; i++) {
+        k_call c = i ? k_on_array(k, ops[i], 2, (int64_t[]){ 2, 3 }) : k_new(k, ops[i]);
+        if (i == 0)
+            k_list(&c, 0, 2, (int64_t[]){ 2, 3 });
+        else
+            k_view_args(k, &c);
+        k_check_bad_arrays(k, &c);
     }
 }
 

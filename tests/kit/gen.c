@@ -137,6 +137,20 @@ void k_list(k_call *c, int i, int n, const int64_t *v)
         c->n = n;
 }
 
+void k_index(k_call *c, int n, const nd_index *idx)
+{
+    c->n = n;
+    for (int d = 0; d < n && d < K_LIST; d++)
+        c->idx[d] = idx[d];
+}
+
+void k_expect_list(k_ctx *k, k_call c, int n, const int64_t *v, nd_status want,
+                   const char *hint)
+{
+    k_list(&c, 0, n, v);
+    k_expect(k, &c, want, hint);
+}
+
 void k_perm(k_ctx *k, int n, int64_t *perm)
 {
     for (int d = 0; d < n; d++)
@@ -204,7 +218,10 @@ static k_arr stepped(k_ctx *k, k_call *c, int ndim, const int64_t *shape, bool r
     for (int d = 0; d < ndim; d++) {
         step[d] = k_int(k, 1, 3) * (k_one_in(k, 3) ? -1 : 1);
         b[d] = (shape[d] > 0 ? (shape[d] - 1) * llabs(step[d]) + 1 : 0) + k_int(k, 0, 2);
-        if (room * b[d] > K_BASE_CAP) {   /* many axes: keep the base small */
+        int64_t rest = 1;   /* what the axes still to come need at least */
+        for (int e = d + 1; e < ndim; e++)
+            rest *= shape[e] > 1 ? shape[e] : 1;
+        if (room * b[d] * rest > K_BASE_CAP) {   /* many axes: keep the base small */
             step[d] = step[d] < 0 ? -1 : 1;
             b[d] = shape[d];
         }
@@ -411,6 +428,37 @@ k_call k_random_view_call(k_ctx *k, k_op op, int lo, int hi, int64_t max)
     k_arg(&c, k_view(k, &c, nd, shape, K_ANY | K_REPEAT, K_DISTINCT));
     k_view_args(k, &c);
     return c;
+}
+
+void k_check_random_views(k_ctx *k, k_op op, int count, int lo, int hi, int64_t max,
+                          bool twice, const char *hint)
+{
+    for (int i = 0; i < count; i++) {
+        k_call c = k_random_view_call(k, op, lo, hi, max);
+        if (twice)
+            k_check_then(k, &c, op, hint);
+        k_check(k, &c, hint);
+    }
+}
+
+void k_check_view_chains(k_ctx *k, int count, int lo_steps, int hi_steps, int hi, int64_t max,
+                         bool out_is_a, const char *hint)
+{
+    static const k_op ops[] = { K_PERMUTE, K_BROADCAST_TO, K_SLICE, K_DIAGONAL, K_RESHAPE };
+    for (int i = 0; i < count; i++) {
+        k_call c = k_random_view_call(k, K_SLICE, 0, hi, max);
+        for (int n = (int)k_int(k, lo_steps, hi_steps); n > 0; n--) {
+            c.op = ops[k_int(k, 0, 4)];
+            if (c.op == K_DIAGONAL && c.args[0].ndim < 2)
+                c.op = K_SLICE;
+            if (c.op == K_RESHAPE && !k_compact_layout(&c.args[0]))
+                c.op = K_PERMUTE;
+            k_view_args(k, &c);
+            c.out = out_is_a && k_one_in(k, 3) ? 0 : K_OUT_NEW;
+            K_REQUIRE(k_check_then(k, &c, K_SLICE, hint), "test setup: a step failed");
+        }
+        k_check(k, &c, hint);
+    }
 }
 
 bool k_check_then(k_ctx *k, k_call *c, k_op next, const char *hint)

@@ -226,6 +226,14 @@ int k_broadcastable(k_ctx *k, int ndim, const int64_t *shape, int64_t *out);
 /* Set the int list i of c (and c->n when i is 0). */
 void k_list(k_call *c, int i, int n, const int64_t *v);
 
+/* Set nd_slice's index of c: n entries. */
+void k_index(k_call *c, int n, const nd_index *idx);
+
+/* Check call c given the int list (n, v) as list 0, and require that the
+ * reference expects `want` (k_expect). */
+void k_expect_list(k_ctx *k, k_call c, int n, const int64_t *v, nd_status want,
+                   const char *hint);
+
 /* A random permutation of 0..n-1. */
 void k_perm(k_ctx *k, int n, int64_t *perm);
 
@@ -250,6 +258,17 @@ void k_view_args(k_ctx *k, k_call *c);
  * sizes 0..max (a third of the shapes may have a size 0), with
  * k_view_args.  K_DIAGONAL needs lo >= 2. */
 k_call k_random_view_call(k_ctx *k, k_op op, int lo, int hi, int64_t max);
+
+/* Lesson 1: `count` such calls, each checked (`hint`); with `twice`, each
+ * result is then taken through `op` again: views of views. */
+void k_check_random_views(k_ctx *k, k_op op, int count, int lo, int hi, int64_t max,
+                          bool twice, const char *hint);
+
+/* Lesson 1: `count` random views (k_random_view_call, hi axes and sizes
+ * 0..max), each taken through lo_steps..hi_steps random view functions,
+ * every call checked; with out_is_a, a third of the calls have out == a. */
+void k_check_view_chains(k_ctx *k, int count, int lo_steps, int hi_steps, int hi, int64_t max,
+                         bool out_is_a, const char *hint);
 
 /* Views of views: check view call c, then make c a call of `next` on its
  * result as the reference has it (over the same buffer contents), with
@@ -329,8 +348,9 @@ void k_expect(k_ctx *k, k_call *c, nd_status status, const char *hint);
 
 /* The argument checks every function shares, from one valid call: each
  * array argument in turn passed as NULL, released, with ndim 9 and with
- * ndim -1 (and out as NULL, for functions with an out): each must fail with
- * ND_ERR_ARG, name the operation and change nothing. */
+ * ndim -1, then the output and the first int list (shape, axes, index) as
+ * NULL where the call needs them: each must fail with ND_ERR_ARG, name the
+ * operation and change nothing. */
 void k_check_bad_arrays(k_ctx *k, const k_call *valid);
 
 /* Run c and return the raw result without judging it (for the few tests
