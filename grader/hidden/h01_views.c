@@ -114,9 +114,9 @@ static void is_compact_property(k_ctx *k)
 
 static void offset_of_every_index(k_ctx *k)
 {
-    for (int i = 0; i < 300; i++) {
+    for (int i = 0; i < 200; i++) {
         int64_t shape[ND_MAX_DIMS];
-        int nd = k_shape(k, (int)k_int(k, 0, ND_MAX_DIMS), k_one_in(k, 5) ? 0 : 1, 4, 400,
+        int nd = k_shape(k, (int)k_int(k, 0, ND_MAX_DIMS), k_one_in(k, 5) ? 0 : 1, 4, 300,
                          shape);
         k_call c = k_new(k, K_OFFSET_OF);
         k_arr a = k_view(k, &c, nd, shape, K_ANY | K_REPEAT, K_DISTINCT);
