@@ -137,7 +137,8 @@ static void put_arr(sb *b, const k_call *c, int i)
             put(b, " in %s's buffer", arg_name(c, j));
             return;
         }
-    put(b, " over a buffer of %" PRId64 " floats", c->bufs[a->buf].n);
+    put(b, " over a buffer of %" PRId64 " float%s", c->bufs[a->buf].n,
+        c->bufs[a->buf].n == 1 ? "" : "s");
 }
 
 static const char *out_text(const k_call *c)
@@ -422,11 +423,16 @@ static bool takes_out(k_op op)
 static void compare_ints(const k_call *c, const k_want *w, const k_res *r, const char *hint);
 
 /* The shape string the library's messages use, to look for in them. */
-static bool names_shape(const char *msg, const k_arr *a)
+static bool names_list(const char *msg, int n, const int64_t *v)
 {
     char t[300];
-    return strstr(msg, k_ints(a->ndim, a->shape, t, sizeof t)) != NULL ||
-           (a->ndim == 1 && (snprintf(t, sizeof t, "(%" PRId64 ")", a->shape[0]), strstr(msg, t)));
+    return strstr(msg, k_ints(n, v, t, sizeof t)) != NULL ||
+           (n == 1 && (snprintf(t, sizeof t, "(%" PRId64 ")", v[0]), strstr(msg, t)));
+}
+
+static bool names_shape(const char *msg, const k_arr *a)
+{
+    return names_list(msg, a->ndim, a->shape);
 }
 
 static void compare_error(const k_call *c, const k_want *w, const k_res *r)
@@ -445,6 +451,15 @@ static void compare_error(const k_call *c, const k_want *w, const k_res *r)
         wrong(c, "nd.h: the message gives both shapes, as nd_shape_str writes them",
              "it failed with ND_ERR_SHAPE as it should, but its message \"%s\" does not give "
              "both shapes.", r->msg);
+    if (w->status == ND_ERR_SHAPE && (c->op == K_RESHAPE || c->op == K_BROADCAST_TO) &&
+        !(names_shape(r->msg, &c->args[0]) && names_list(r->msg, c->n, c->list[0])))
+        wrong(c, "the message gives a's shape and the shape asked for, as nd_shape_str "
+             "writes them", "it failed with ND_ERR_SHAPE as it should, but its message \"%s\" "
+             "does not give both shapes.", r->msg);
+    if (w->status == ND_ERR_LAYOUT && c->op == K_RESHAPE && !strstr(r->msg, "compact"))
+        wrong(c, "say why: the array is not compact (and nd_compact makes a copy that is)",
+             "it failed with ND_ERR_LAYOUT as it should, but its message \"%s\" does not say "
+             "that the array is not compact.", r->msg);
     if (takes_out(c->op) && c->out != K_OUT_NULL && !r->out_untouched)
         wrong(c, "check every argument before writing anything: on failure every output is "
              "left exactly as it was", "it failed with %s as it should (%s), but it wrote to "
@@ -642,6 +657,12 @@ static void compare(const k_call *c, k_want *w, const k_res *r, const char *hint
         wrong(c, rule, "it returned %s (%s), expected %s: %s.", status_name(r->status), r->msg,
              status_name(w->status), w->why);
     }
+    for (int i = 0; i < c->nargs; i++)
+        if (r->args_changed & (1 << i))
+            wrong(c, "the array arguments are const: build the result in locals and write "
+                 "only to the outputs", "it %s, but changed its argument %s itself (its "
+                 "shape, strides, offset or buffer).", r->status == ND_OK ? "succeeded"
+                 : "failed", arg_name(c, i));
     if (w->status != ND_OK) {
         compare_error(c, w, r);
         return;
@@ -652,6 +673,9 @@ static void compare(const k_call *c, k_want *w, const k_res *r, const char *hint
         compare_inplace(c, w, r, hint);
     else if (w->vals != NULL)
         compare_new(c, w, r, hint);
+    if (w->view || (!w->inplace && w->vals == NULL))   /* views and host results */
+        for (int i = 0; i < c->nbufs; i++)
+            compare_buffer(c, r, i, c->bufs[i].v, NULL, NULL);
     compare_ints(c, w, r, hint);
 }
 
@@ -843,10 +867,12 @@ void k_check_bad_arrays(k_ctx *k, const k_call *valid)
                 c.out = K_OUT_NEW;
             k_expect(k, &c, ND_ERR_ARG, NULL);
         }
-    if (takes_out(valid->op)) {
+    for (int p = 0; p < 2; p++) {   /* a NULL out, a NULL list, where the call needs one */
         c = fresh(k, valid, keep);
-        c.out = K_OUT_NULL;
-        k_expect(k, &c, ND_ERR_ARG, NULL);
+        c.out = p == 0 ? K_OUT_NULL : c.out;
+        c.list_null[0] = p == 1;
+        if (k_reference(k, &c).status == ND_ERR_ARG)
+            k_expect(k, &c, ND_ERR_ARG, NULL);
     }
     for (int i = 0; i < n; i++)
         free(keep[i].v);

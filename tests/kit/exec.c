@@ -385,6 +385,9 @@ void k_exec(const k_call *c, k_res *r)
         j.out = c->out == K_OUT_NEW ? &j.out_new : c->out >= 0 ? &j.arr[c->out] : NULL;
     nd_clear_error();
     call(&j);
+    for (int i = 0; i < c->nargs; i++)   /* every argument is const */
+        if (j.out != &j.arr[i] && memcmp(&j.arr[i], &j.before[i], sizeof j.arr[i]) != 0)
+            r->args_changed |= 1 << i;
     if (r->status != ND_OK && !r->setup_failed && c->op != K_DEVICE)
         snprintf(r->msg, sizeof r->msg, "%s", nd_last_error());
     if (j.out != NULL)

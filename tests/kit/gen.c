@@ -153,6 +153,20 @@ void k_list(k_call *c, int i, int n, const int64_t *v)
         c->n = n;
 }
 
+void k_index(k_call *c, int n, const nd_index *idx)
+{
+    c->n = n;
+    for (int d = 0; d < n && d < K_LIST; d++)
+        c->idx[d] = idx[d];
+}
+
+void k_expect_list(k_ctx *k, k_call c, int n, const int64_t *v, nd_status want,
+                   const char *hint)
+{
+    k_list(&c, 0, n, v);
+    k_expect(k, &c, want, hint);
+}
+
 void k_perm(k_ctx *k, int n, int64_t *perm)
 {
     for (int d = 0; d < n; d++)
@@ -205,6 +219,9 @@ k_arr k_compact(k_ctx *k, k_call *c, int ndim, const int64_t *shape, k_fill fill
     return a;
 }
 
+/* Floats a stepped view's base may hold before its axes stop stepping. */
+#define K_BASE_CAP (1 << 16)
+
 /* A permuted, stepped view: the base has each axis long enough for its
  * steps, laid out row-major in a random axis order. */
 static k_arr stepped(k_ctx *k, k_call *c, int ndim, const int64_t *shape, bool repeat,
@@ -213,9 +230,18 @@ static k_arr stepped(k_ctx *k, k_call *c, int ndim, const int64_t *shape, bool r
     k_arr a = { .kind = K_VIEW, .ndim = ndim };
     int64_t b[ND_MAX_DIMS], bs[ND_MAX_DIMS], step[ND_MAX_DIMS], perm[ND_MAX_DIMS];
     k_perm(k, ndim, perm);
+    int64_t room = 1;
     for (int d = 0; d < ndim; d++) {
         step[d] = k_int(k, 1, 3) * (k_one_in(k, 3) ? -1 : 1);
         b[d] = (shape[d] > 0 ? (shape[d] - 1) * llabs(step[d]) + 1 : 0) + k_int(k, 0, 2);
+        int64_t rest = 1;   /* what the axes still to come need at least */
+        for (int e = d + 1; e < ndim; e++)
+            rest *= shape[e] > 1 ? shape[e] : 1;
+        if (room * b[d] * rest > K_BASE_CAP) {   /* many axes: keep the base small */
+            step[d] = step[d] < 0 ? -1 : 1;
+            b[d] = shape[d];
+        }
+        room *= b[d] > 0 ? b[d] : 1;
     }
     int64_t total = 1;
     for (int j = ndim - 1; j >= 0; j--) {
@@ -311,3 +337,201 @@ void k_strides(k_ctx *k, int ndim, const int64_t *shape, int64_t *strides)
     }
 }
 
+k_call k_on_array(k_ctx *k, k_op op, int ndim, const int64_t *shape)
+{
+    k_call c = k_new(k, op);
+    k_arg(&c, k_compact(k, &c, ndim, shape, K_DISTINCT));
+    return c;
+}
+
+k_call k_on_view(k_ctx *k, k_op op, int64_t size, int ndim, const int64_t *shape,
+                 const int64_t *strides, int64_t offset)
+{
+    k_call c = k_new(k, op);
+    k_arg(&c, k_strided(k, &c, size, ndim, shape, strides, offset, K_DISTINCT));
+    return c;
+}
+
+k_arr k_fit(k_ctx *k, k_call *c, int ndim, const int64_t *shape, const int64_t *strides,
+            k_fill fill)
+{
+    int64_t lo = 0, hi = 0, pad = k_int(k, 0, 4);
+    for (int d = 0; d < ndim && k_numel(ndim, shape) > 0; d++) {
+        int64_t reach = (shape[d] - 1) * strides[d];
+        lo += reach < 0 ? reach : 0;
+        hi += reach > 0 ? reach : 0;
+    }
+    return k_strided(k, c, pad - lo + hi + 1 + k_int(k, 0, 4), ndim, shape, strides, pad - lo,
+                     fill);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Lesson 1: arguments for the view functions                             */
+/* ---------------------------------------------------------------------- */
+
+/* A random divisor of n > 0 (small ones, or n itself). */
+static int64_t divisor(k_ctx *k, int64_t n)
+{
+    int64_t d[64];
+    int m = 0;
+    for (int64_t i = 1; i <= n && i <= 1000 && m < 63; i++)
+        if (n % i == 0)
+            d[m++] = i;
+    d[m++] = n;
+    return d[k_int(k, 0, m - 1)];
+}
+
+/* A shape of n elements, 0..8 axes, in c->list[0]; sometimes one size -1
+ * where it can be inferred. */
+static void reshape_args(k_ctx *k, k_call *c, int64_t n)
+{
+    int nd = (int)k_int(k, n == 1 ? 0 : 1, ND_MAX_DIMS);
+    int64_t *s = c->list[0], rest = n;
+    for (int d = 0; d < nd; d++) {
+        s[d] = n == 0 ? k_int(k, 0, 3) : d == nd - 1 ? rest : divisor(k, rest);
+        rest = s[d] > 0 ? rest / s[d] : rest;
+    }
+    if (n == 0)
+        s[k_int(k, 0, nd - 1)] = 0;
+    int64_t perm[ND_MAX_DIMS], t[ND_MAX_DIMS];   /* the remainder not always last */
+    k_perm(k, nd, perm);
+    for (int d = 0; d < nd; d++)
+        t[d] = s[perm[d]];
+    memcpy(s, t, (size_t)nd * sizeof *s);
+    c->n = nd;
+    if (nd > 0 && k_one_in(k, 3)) {
+        int d = (int)k_int(k, 0, nd - 1);
+        int64_t others = 1;
+        for (int j = 0; j < nd; j++)
+            others *= j == d ? 1 : s[j];
+        if (others > 0)
+            s[d] = -1;
+    }
+}
+
+void k_view_args(k_ctx *k, k_call *c)
+{
+    const k_arr *a = &c->args[0];
+    int nd = a->ndim;
+    int64_t *l = c->list[0];
+    switch (c->op) {
+    case K_PERMUTE:
+        k_perm(k, nd, l);
+        for (int d = 0; d < nd; d++)
+            l[d] -= k_one_in(k, 2) ? nd : 0;
+        c->n = nd;
+        break;
+    case K_RESHAPE:
+        reshape_args(k, c, k_numel(nd, a->shape));
+        break;
+    case K_BROADCAST_TO: {
+        int lead = (int)k_int(k, 0, ND_MAX_DIMS - nd < 2 ? ND_MAX_DIMS - nd : 2);
+        for (int d = 0; d < lead + nd; d++) {
+            int64_t from = d < lead ? 1 : a->shape[d - lead];
+            l[d] = from != 1 ? from : k_one_in(k, 7) ? 0 : k_int(k, 1, 4);
+        }
+        c->n = lead + nd;
+        break;
+    }
+    case K_SLICE:
+        c->n = (int)k_int(k, 0, nd);
+        for (int d = 0; d < c->n; d++) {
+            int64_t size = a->shape[d], step = k_one_in(k, 3) ? k_int(k, 2, 4) : 1;
+            if (size > 0 && k_one_in(k, 4)) {
+                c->idx[d] = ND_AT(k_int(k, -size, size - 1));
+                continue;
+            }
+            c->idx[d] = ND_SLICE(k_one_in(k, 4) ? ND_NONE : k_int(k, -size - 3, size + 3),
+                                 k_one_in(k, 4) ? ND_NONE : k_int(k, -size - 3, size + 3),
+                                 k_one_in(k, 2) ? -step : step);
+        }
+        break;
+    case K_DIAGONAL: {
+        int x = (int)k_int(k, 0, nd - 1), y = (int)k_int(k, 0, nd - 2);
+        y += y >= x;   /* another axis */
+        c->at[0] = k_int(k, -a->shape[x] - 2, a->shape[y] + 2);
+        c->at[1] = x - (k_one_in(k, 3) ? nd : 0);
+        c->at[2] = y - (k_one_in(k, 3) ? nd : 0);
+        break;
+    }
+    case K_OFFSET_OF:
+        for (int d = 0; d < nd; d++)
+            l[d] = k_int(k, 0, a->shape[d] - 1);
+        break;
+    case K_IS_COMPACT:
+        break;
+    default:
+        k_fail("test setup: k_view_args of op %d", (int)c->op);
+    }
+}
+
+k_call k_random_view_call(k_ctx *k, k_op op, int lo, int hi, int64_t max)
+{
+    int64_t shape[ND_MAX_DIMS];
+    int nd = k_shape(k, (int)k_int(k, lo, hi), k_one_in(k, 3) ? 0 : 1, max, 4096, shape);
+    k_call c = k_new(k, op);
+    k_arg(&c, k_view(k, &c, nd, shape, K_ANY | K_REPEAT, K_DISTINCT));
+    k_view_args(k, &c);
+    return c;
+}
+
+void k_check_random_views(k_ctx *k, k_op op, int count, int lo, int hi, int64_t max,
+                          bool twice, const char *hint)
+{
+    for (int i = 0; i < count; i++) {
+        k_call c = k_random_view_call(k, op, lo, hi, max);
+        if (twice)
+            k_check_then(k, &c, op, hint);
+        k_check(k, &c, hint);
+    }
+}
+
+void k_check_view_chains(k_ctx *k, int count, int lo_steps, int hi_steps, int hi, int64_t max,
+                         bool out_is_a, const char *hint)
+{
+    static const k_op ops[] = { K_PERMUTE, K_BROADCAST_TO, K_SLICE, K_DIAGONAL, K_RESHAPE };
+    for (int i = 0; i < count; i++) {
+        k_call c = k_random_view_call(k, K_SLICE, 0, hi, max);
+        for (int n = (int)k_int(k, lo_steps, hi_steps); n > 0; n--) {
+            c.op = ops[k_int(k, 0, 4)];
+            if (c.op == K_DIAGONAL && c.args[0].ndim < 2)
+                c.op = K_SLICE;
+            if (c.op == K_RESHAPE && !k_compact_layout(&c.args[0]))
+                c.op = K_PERMUTE;
+            k_view_args(k, &c);
+            c.out = out_is_a && k_one_in(k, 3) ? 0 : K_OUT_NEW;
+            K_REQUIRE(k_check_then(k, &c, K_SLICE, hint), "test setup: a step failed");
+        }
+        k_check(k, &c, hint);
+    }
+}
+
+bool k_check_then(k_ctx *k, k_call *c, k_op next, const char *hint)
+{
+    k_want w = k_reference(k, c);
+    bool ok = w.status == ND_OK && w.view;
+    /* an empty result reaches nothing: any offset in the buffer will do */
+    k_arr res = k_at(w.buf, w.ndim, w.shape, w.strides,
+                     k_numel(w.ndim, w.shape) > 0 ? w.offset : c->args[0].offset);
+    k_buf keep[K_BUFS];
+    int nbufs = c->nbufs;
+    for (int i = 0; i < nbufs; i++) {
+        keep[i].n = c->bufs[i].n;
+        keep[i].v = malloc((size_t)(keep[i].n > 0 ? keep[i].n : 1) * sizeof(float));
+        K_REQUIRE(keep[i].v != NULL, "test setup: out of memory");
+        memcpy(keep[i].v, c->bufs[i].v, (size_t)keep[i].n * sizeof(float));
+    }
+    k_check(k, c, hint);
+    *c = k_new(k, next);
+    for (int i = 0; i < nbufs; i++) {
+        c->bufs[i] = (k_buf){ .n = keep[i].n, .v = k_floats(k, keep[i].n) };
+        memcpy(c->bufs[i].v, keep[i].v, (size_t)keep[i].n * sizeof(float));
+        free(keep[i].v);
+    }
+    c->nbufs = nbufs;
+    if (ok) {
+        k_arg(c, res);
+        k_view_args(k, c);
+    }
+    return ok;
+}

@@ -142,6 +142,8 @@ typedef struct k_res {
                                        every argument view is released     */
     int nvals;                      /* host results of the op (exec.c)      */
     int64_t *vals;
+    int args_changed;               /* bit i: argument struct i differs after
+                                       the call (not the one out replaced)  */
 } k_res;
 
 /* ---------------------------------------------------------------------- */
@@ -237,9 +239,60 @@ void k_list(k_call *c, int i, int n, const int64_t *v);
  * may be padded, permuted, reversed or broadcast (stride 0), so that some
  * neighbours merge and some do not; sometimes arbitrary numbers. */
 void k_strides(k_ctx *k, int ndim, const int64_t *shape, int64_t *strides);
+/* Set nd_slice's index of c: n entries. */
+void k_index(k_call *c, int n, const nd_index *idx);
+
+/* Check call c given the int list (n, v) as list 0, and require that the
+ * reference expects `want` (k_expect). */
+void k_expect_list(k_ctx *k, k_call c, int n, const int64_t *v, nd_status want,
+                   const char *hint);
 
 /* A random permutation of 0..n-1. */
 void k_perm(k_ctx *k, int n, int64_t *perm);
+
+/* A call of `op` on a compact array of `shape` over a new buffer, or on a
+ * view with this layout of a new buffer of `size` floats (K_DISTINCT). */
+k_call k_on_array(k_ctx *k, k_op op, int ndim, const int64_t *shape);
+k_call k_on_view(k_ctx *k, k_op op, int64_t size, int ndim, const int64_t *shape,
+                 const int64_t *strides, int64_t offset);
+
+/* Lesson 1: random valid arguments for view call c (c->op) on its array
+ * c->args[0]: K_PERMUTE axes (some written negative); K_RESHAPE a shape of
+ * the same count, sometimes with one -1; K_BROADCAST_TO a target it
+ * broadcasts to (new leading axes, size-1 axes stretched, to 0 too);
+ * K_SLICE an index of integers (either sign) and slices (bounds inside,
+ * outside or absent, steps +-1..4); K_DIAGONAL two different axes (some
+ * negative) and an offset from past one edge to past the other (a needs 2
+ * axes); K_OFFSET_OF an index in range (a needs an element). */
+void k_view_args(k_ctx *k, k_call *c);
+
+/* Lesson 1: a call of `op` on a random view (any steps, offsets, stride-0
+ * axes, junk strides on size-1 axes) of a random shape of lo..hi axes with
+ * sizes 0..max (a third of the shapes may have a size 0), with
+ * k_view_args.  K_DIAGONAL needs lo >= 2. */
+k_call k_random_view_call(k_ctx *k, k_op op, int lo, int hi, int64_t max);
+
+/* Lesson 1: `count` such calls, each checked (`hint`); with `twice`, each
+ * result is then taken through `op` again: views of views. */
+void k_check_random_views(k_ctx *k, k_op op, int count, int lo, int hi, int64_t max,
+                          bool twice, const char *hint);
+
+/* Lesson 1: `count` random views (k_random_view_call, hi axes and sizes
+ * 0..max), each taken through lo_steps..hi_steps random view functions,
+ * every call checked; with out_is_a, a third of the calls have out == a. */
+void k_check_view_chains(k_ctx *k, int count, int lo_steps, int hi_steps, int hi, int64_t max,
+                         bool out_is_a, const char *hint);
+
+/* Views of views: check view call c, then make c a call of `next` on its
+ * result as the reference has it (over the same buffer contents), with
+ * k_view_args.  False, and c a call of `next` without arguments, when c
+ * was a call that must fail. */
+bool k_check_then(k_ctx *k, k_call *c, k_op next, const char *hint);
+
+/* A view of `shape` with these strides over a new buffer just large enough
+ * for it, at a random offset. */
+k_arr k_fit(k_ctx *k, k_call *c, int ndim, const int64_t *shape, const int64_t *strides,
+            k_fill fill);
 
 /* One of the special float values (NaN, +-inf, +-0, denormals, ...). */
 float k_special(k_ctx *k);
@@ -287,6 +340,10 @@ k_want k_reference(k_ctx *k, const k_call *c);
 bool k_broadcast_shape(int na, const int64_t *a, int nb, const int64_t *b, int *nout,
                        int64_t *out);
 
+/* Whether view a is compact (nd.h's definition: size-1 axes and empty
+ * arrays aside, row-major strides; any offset). */
+bool k_compact_layout(const k_arr *a);
+
 /* The element of view a (over buffer data) at multi-index idx. */
 int64_t k_offset(const k_arr *a, const int64_t *idx);
 
@@ -304,8 +361,9 @@ void k_expect(k_ctx *k, k_call *c, nd_status status, const char *hint);
 
 /* The argument checks every function shares, from one valid call: each
  * array argument in turn passed as NULL, released, with ndim 9 and with
- * ndim -1 (and out as NULL, for functions with an out): each must fail with
- * ND_ERR_ARG, name the operation and change nothing. */
+ * ndim -1, then the output and the first int list (shape, axes, index) as
+ * NULL where the call needs them: each must fail with ND_ERR_ARG, name the
+ * operation and change nothing. */
 void k_check_bad_arrays(k_ctx *k, const k_call *valid);
 
 /* Run c and return the raw result without judging it (for the few tests

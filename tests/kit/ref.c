@@ -191,7 +191,7 @@ static k_buf *copy_buffers(k_ctx *k, const k_call *c, k_want *w)
 /* Lesson 1: views                                                        */
 /* ---------------------------------------------------------------------- */
 
-static bool compact_layout(const k_arr *a)
+bool k_compact_layout(const k_arr *a)
 {
     if (k_numel(a->ndim, a->shape) == 0)
         return true;
@@ -229,7 +229,7 @@ static k_want views(k_ctx *k, const k_call *c)
             ERR(ND_ERR_ARG, "%s", why);
         if (no_out)
             ERR(ND_ERR_ARG, "argument 'result' is NULL");
-        w.ivals[0] = compact_layout(a);
+        w.ivals[0] = k_compact_layout(a);
         return w;
     case K_OFFSET_OF: {
         ivals(k, &w, 1);
@@ -280,7 +280,7 @@ static k_want views(k_ctx *k, const k_call *c)
         if (k_numel(c->n, shape) != n)
             ERR(ND_ERR_SHAPE, "the element counts differ: %" PRId64 " and %" PRId64, n,
                 k_numel(c->n, shape));
-        if (!compact_layout(a))
+        if (!k_compact_layout(a))
             ERR(ND_ERR_LAYOUT, "the array is not compact, so no strides can show it in a "
                 "new shape (a reshape never copies)");
         for (int d = c->n - 1; d >= 0; d--)
