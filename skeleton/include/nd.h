@@ -349,7 +349,9 @@ typedef enum nd_unop { ND_NEG, ND_LOG, ND_EXP, ND_TANH, ND_ABS } nd_unop;
 nd_status nd_binary(nd_binop op, const nd_array *a, const nd_array *b,
                     nd_array *out);
 /* dst[...] = a OP b, in place, through the view dst, which must have the
- * broadcast shape.  dst may alias a or b (the same view). */
+ * broadcast shape (ND_ERR_SHAPE otherwise, the message giving dst's shape
+ * and the result's).  dst may alias a or b (the same view).  The same for
+ * the other _into functions, whose result has a's shape. */
 nd_status nd_binary_into(nd_binop op, const nd_array *a, const nd_array *b,
                          const nd_array *dst);
 /* out = a OP s for a scalar s. */

@@ -211,10 +211,16 @@ const char *k_describe(const k_call *c, char *dst, size_t cap)
     put(&b, "nd_%s(", name);
     switch (c->op) {
     case K_BINARY: case K_BINARY_INTO: case K_SCALAR: case K_SCALAR_INTO:
-        put(&b, "%s, ", c->code >= 0 && c->code <= ND_GE ? binop_names[c->code] : "op?");
+        if (c->code >= 0 && c->code <= ND_GE)
+            put(&b, "%s, ", binop_names[c->code]);
+        else
+            put(&b, "(nd_binop)%d, ", c->code);
         break;
     case K_UNARY: case K_UNARY_INTO:
-        put(&b, "%s, ", c->code >= 0 && c->code <= ND_ABS ? unop_names[c->code] : "op?");
+        if (c->code >= 0 && c->code <= ND_ABS)
+            put(&b, "%s, ", unop_names[c->code]);
+        else
+            put(&b, "(nd_unop)%d, ", c->code);
         break;
     case K_REDUCE:
         put(&b, "%s, ", c->code == ND_SUM ? "ND_SUM" : c->code == ND_MAX ? "ND_MAX" : "op?");
@@ -223,9 +229,9 @@ const char *k_describe(const k_call *c, char *dst, size_t cap)
         break;
     }
     for (int i = 0; i < c->nargs; i++) {
-        if (c->op == K_SCALAR_INTO && i == 1)
-            put(&b, "%.9g, ", (double)c->scalar);
         put(&b, "%s%s", i ? ", " : "", arg_name(c, i));
+        if (c->op == K_SCALAR_INTO && i == 0)
+            put(&b, ", %.9g", (double)c->scalar);
     }
     switch (c->op) {
     case K_OFFSET_OF:
@@ -323,7 +329,9 @@ static bool close_enough(float got, float want, const k_want *w, int64_t i)
         return memcmp(&got, &want, sizeof got) == 0;
     case K_EXACT_ZERO:
         return got == want;
-    case K_ULPS:
+    case K_ULPS:   /* infinities and the sign of a zero exactly */
+        if (isinf(want) || isinf(got) || (want == 0 && got == 0))
+            return memcmp(&got, &want, sizeof got) == 0;
         return llabs(ordered(got) - ordered(want)) <= w->ulps;
     default:
         if (isinf(want) || w->bound[i] == 0)
@@ -337,16 +345,37 @@ static const char *tol_text(const k_want *w, int64_t i, char *t, size_t cap)
     switch (w->tol) {
     case K_EXACT: snprintf(t, cap, " (exactly, bit for bit)"); break;
     case K_EXACT_ZERO: snprintf(t, cap, " (exactly)"); break;
-    case K_ULPS: snprintf(t, cap, " (within %d ulp)", w->ulps); break;
+    case K_ULPS:
+        snprintf(t, cap, " (within %d ulp; infinities and the sign of a zero exactly)", w->ulps);
+        break;
     default: snprintf(t, cap, " (within %.3g)", w->bound[i]);
     }
     return t;
 }
 
+/* For an elementwise call, its inputs at result index idx: " (a = 1, b =
+ * nan there)"; "" for other calls. */
+static const char *ewise_inputs(const k_call *c, const int64_t *idx, int ndim, char *t,
+                                size_t cap)
+{
+    bool binary = c->op == K_BINARY || c->op == K_BINARY_INTO;
+    t[0] = '\0';
+    if (c->op < K_BINARY || c->op > K_UNARY_INTO)
+        return t;
+    if (binary)
+        snprintf(t, cap, " (a = %.9g, b = %.9g there)", (double)k_input_at(c, 0, ndim, idx),
+                 (double)k_input_at(c, 1, ndim, idx));
+    else
+        snprintf(t, cap, " (a = %.9g there)", (double)k_input_at(c, 0, ndim, idx));
+    return t;
+}
+
 /* Values of the result (read through layout `at` from data) against want's
- * row-major values. */
+ * row-major values; `before` (or NULL): the data before the call, to tell
+ * an element never written. */
 static void compare_values(const k_call *c, const k_want *w, const float *data, int64_t size,
-                           const k_arr *at, const char *what, const char *hint)
+                           const k_arr *at, const float *before, const char *what,
+                           const char *hint)
 {
     int64_t n = k_numel(w->ndim, w->shape), idx[ND_MAX_DIMS];
     for (int64_t i = 0; i < n; i++) {
@@ -357,10 +386,14 @@ static void compare_values(const k_call *c, const k_want *w, const float *data, 
         float got = data[off], want = w->vals[i];
         if (close_enough(got, want, w, i))
             continue;
-        char ix[300], t[64];
-        wrong(c, hint, "element %s of %s is %.9g, expected %.9g%s%s.", k_ints(w->ndim, idx, ix,
-             sizeof ix), what, (double)got, (double)want, tol_text(w, i, t, sizeof t),
-             isnan(got) ? " (NaN: was it ever written?)" : "");
+        char ix[300], t[100], in[200];
+        bool stale = before != NULL && memcmp(&got, &before[off], sizeof got) == 0;
+        wrong(c, hint, "element %s of %s is %.9g, expected %.9g%s%s%s.",
+             k_ints(w->ndim, idx, ix, sizeof ix), what, (double)got,
+             isnan(want) ? NAN : (double)want,   /* any NaN will do: no sign */
+             ewise_inputs(c, idx, w->ndim, in, sizeof in), tol_text(w, i, t, sizeof t),
+             stale ? ", the value dst held before the call: never written"
+             : isnan(got) && before == NULL ? " (NaN: was it ever written?)" : "");
     }
 }
 
@@ -460,6 +493,22 @@ static void compare_error(const k_call *c, const k_want *w, const k_res *r)
         wrong(c, "say why: the array is not compact (and nd_compact makes a copy that is)",
              "it failed with ND_ERR_LAYOUT as it should, but its message \"%s\" does not say "
              "that the array is not compact.", r->msg);
+    if (w->status == ND_ERR_SHAPE && c->nargs > 1 &&
+        (c->op == K_BINARY_INTO || c->op == K_SCALAR_INTO || c->op == K_UNARY_INTO)) {
+        /* a and b do not broadcast, or dst does not have the result's shape */
+        const k_arr *a = &c->args[0], *b = &c->args[1];
+        k_arr res = *a;
+        bool dst_wrong = c->op != K_BINARY_INTO ||
+                         k_broadcast_shape(a->ndim, a->shape, b->ndim, b->shape, &res.ndim,
+                                           res.shape);
+        if (dst_wrong ? !(names_shape(r->msg, &c->args[c->nargs - 1]) && names_shape(r->msg, &res))
+                      : !(names_shape(r->msg, a) && names_shape(r->msg, b)))
+            wrong(c, dst_wrong ? "nd.h: a dst of another shape than the result's is refused with "
+                 "a message that gives both, as nd_shape_str writes them" : "nd.h: the message "
+                 "gives both shapes, as nd_shape_str writes them", "it failed with ND_ERR_SHAPE "
+                 "as it should, but its message \"%s\" does not give %s.", r->msg,
+                 dst_wrong ? "dst's shape and the result's" : "both shapes");
+    }
     if (takes_out(c->op) && c->out != K_OUT_NULL && !r->out_untouched)
         wrong(c, "check every argument before writing anything: on failure every output is "
              "left exactly as it was", "it failed with %s as it should (%s), but it wrote to "
@@ -469,6 +518,7 @@ static void compare_error(const k_call *c, const k_want *w, const k_res *r)
              "wrote to the iterator.");
     for (int i = 0; i < c->nbufs; i++)
         compare_buffer(c, r, i, c->bufs[i].v, NULL, NULL);
+    compare_refcounts(c, r, -1);   /* a failed call takes no reference and drops none */
     compare_ints(c, w, r, NULL);
 }
 
@@ -534,7 +584,7 @@ static void compare_new(const k_call *c, const k_want *w, const k_res *r, const 
             wrong(c, "the result is compact: offset 0, row-major strides (nd_empty makes it so)",
                  "the result has strides %s and offset %" PRId64 ".", k_ints(r->ndim,
                  r->strides, sh, sizeof sh), r->offset);
-    compare_values(c, w, r->out_data.v, r->out_data.n, &at, "the result", hint);
+    compare_values(c, w, r->out_data.v, r->out_data.n, &at, NULL, "the result", hint);
     for (int i = 0; i < c->nbufs; i++)
         compare_buffer(c, r, i, c->bufs[i].v, NULL, NULL);
     compare_refcounts(c, r, -1);
@@ -547,7 +597,8 @@ static void compare_inplace(const k_call *c, const k_want *w, const k_res *r, co
     int d = c->op == K_BINARY_INTO ? 2 : c->op == K_SCALAR_INTO || c->op == K_UNARY_INTO ? 1 : 0;
     const k_arr *dst = &c->args[d];
     if (w->vals != NULL) {
-        compare_values(c, w, r->after[dst->buf].v, r->after[dst->buf].n, dst, "dst", hint);
+        compare_values(c, w, r->after[dst->buf].v, r->after[dst->buf].n, dst,
+                       c->bufs[dst->buf].v, "dst", hint);
         int64_t idx[ND_MAX_DIMS];
         for (int64_t i = 0; i < k_numel(w->ndim, w->shape); i++) {   /* judged above */
             k_unravel(i, w->ndim, w->shape, idx);
@@ -876,4 +927,21 @@ void k_check_bad_arrays(k_ctx *k, const k_call *valid)
     }
     for (int i = 0; i < n; i++)
         free(keep[i].v);
+}
+
+void k_check_ewise_refusals(k_ctx *k, k_op op, int nmore, const int *more)
+{
+    int nops = op == K_UNARY || op == K_UNARY_INTO ? ND_ABS + 1 : ND_GE + 1;
+    int ndim = (int)k_int(k, 0, 3);
+    k_call c = k_ewise(k, op, (int)k_int(k, 0, nops - 1), ndim, 5, 256, 0);
+    k_check_bad_arrays(k, &c);
+    for (int i = -2; i < nmore; i++) {   /* ops that do not exist */
+        c = k_ewise(k, op, i == -2 ? -1 : i == -1 ? nops : more[i], ndim, 5, 256, 0);
+        k_expect(k, &c, ND_ERR_ARG, NULL);
+    }
+    if (k_dev(k) == ND_CUDA && op != K_SCALAR && op != K_UNARY) {
+        c = k_ewise(k, op, 0, ndim, 5, 256, 0);
+        c.bufs[0].on = ND_CPU + 1;   /* a on the CPU, b or dst on the device */
+        k_expect(k, &c, ND_ERR_DEVICE, NULL);
+    }
 }

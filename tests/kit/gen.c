@@ -534,4 +534,94 @@ bool k_check_then(k_ctx *k, k_call *c, k_op next, const char *hint)
         k_view_args(k, c);
     }
     return ok;
+int k_buffer_of(k_ctx *k, k_call *c, int64_t n, const float *v)
+{
+    int b = k_buffer(k, c, n, K_POISON);
+    memcpy(c->bufs[b].v, v, (size_t)n * sizeof *v);
+    return b;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Lesson 3: elementwise calls                                            */
+/* ---------------------------------------------------------------------- */
+
+static bool into_op(k_op op)
+{
+    return op == K_BINARY_INTO || op == K_SCALAR_INTO || op == K_UNARY_INTO;
+}
+
+/* The scalar, as the inputs' values: special, a multiple of 1/2, or any. */
+static float ewise_scalar(k_ctx *k)
+{
+    return k_one_in(k, 4) ? k_special(k) : k_one_in(k, 2) ? (float)k_int(k, -8, 8) / 2
+                                                          : k_float(k, -4, 4);
+}
+
+/* dst (the _into ops) or out is a, or b, as `how` says. */
+static void ewise_out(k_ctx *k, k_call *c, int nd, const int64_t *shape, int how)
+{
+    int alias = how & K_OUT_IS_A ? 0 : how & K_OUT_IS_B ? 1 : -1;
+    if (!into_op(c->op))
+        c->out = alias >= 0 ? alias : K_OUT_NEW;
+    else if (alias >= 0)
+        k_arg(c, c->args[alias]);
+    else
+        k_arg(c, k_view(k, c, nd, shape, K_ANY, K_NEGATIVE));
+}
+
+k_call k_ewise(k_ctx *k, k_op op, int code, int ndim, int64_t hi, int64_t max_numel, int how)
+{
+    /* integers in [-8, 8] give ties (eq, ge, maximum), zeros (x/0, log 0,
+     * 0^-1) and integer powers of negative numbers; specials give NaN,
+     * infinities, signed zeros, denormals and overflow */
+    static const k_fill fills[] = { K_INTEGERS, K_SPECIAL, K_RANDOM };
+    bool binary = op == K_BINARY || op == K_BINARY_INTO;
+    k_call c = k_new(k, op);
+    c.code = code;
+    c.scalar = ewise_scalar(k);
+    int64_t shape[ND_MAX_DIMS], s[2][ND_MAX_DIMS];
+    int nd = k_shape(k, ndim, k_one_in(k, 5) ? 0 : 1, hi, max_numel, shape), n[2];
+    for (int i = 0; i < (binary && !(how & K_B_IS_A) ? 2 : 1); i++) {
+        /* an operand that dst is, or that b is too, has the result's shape */
+        bool full = !binary || (how & (K_B_IS_A | (i == 0 ? K_OUT_IS_A : K_OUT_IS_B)));
+        bool writable = into_op(op) && (how & (i == 0 ? K_OUT_IS_A : K_OUT_IS_B));
+        memcpy(s[i], shape, sizeof shape);
+        n[i] = full ? nd : k_broadcastable(k, nd, shape, s[i]);
+        if (binary && how == 0 && n[i] < ND_MAX_DIMS && k_one_in(k, 8)) {
+            memmove(s[i] + 1, s[i], (size_t)n[i]++ * sizeof *s[i]);   /* a leading 1 */
+            s[i][0] = 1;
+        }
+        k_arg(&c, k_view(k, &c, n[i], s[i], writable ? K_ANY : K_ANY | K_REPEAT,
+                         fills[k_int(k, 0, 2)]));
+    }
+    if (binary && (how & K_B_IS_A))
+        k_arg(&c, c.args[0]);
+    else if (binary)
+        k_broadcast_shape(n[0], s[0], n[1], s[1], &nd, shape);
+    ewise_out(k, &c, nd, shape, how);
+    return c;
+}
+
+/* A 1-D view of n elements with stride `step` (0 repeats one element) over
+ * a new buffer with one element to spare on either side of what it reaches. */
+static k_arr row(k_ctx *k, k_call *c, int64_t n, int64_t step, k_fill fill)
+{
+    int64_t reach = n > 0 ? (n - 1) * llabs(step) : 0;
+    return k_strided(k, c, reach + 3, 1, &n, &step, step < 0 ? 1 + reach : 1, fill);
+}
+
+k_call k_ewise_row(k_ctx *k, k_op op, int code, int64_t n, int64_t sa, int64_t sb, int64_t sd,
+                   int how)
+{
+    k_call c = k_new(k, op);
+    c.code = code;
+    c.scalar = ewise_scalar(k);
+    k_arg(&c, row(k, &c, n, sa, K_INTEGERS));
+    if (op == K_BINARY || op == K_BINARY_INTO)
+        k_arg(&c, row(k, &c, n, sb, K_SPECIAL));
+    if (into_op(op) && !(how & (K_OUT_IS_A | K_OUT_IS_B)))
+        k_arg(&c, row(k, &c, n, sd, K_NEGATIVE));
+    else
+        ewise_out(k, &c, 1, &n, how);
+    return c;
 }

@@ -293,6 +293,31 @@ bool k_check_then(k_ctx *k, k_call *c, k_op next, const char *hint);
  * for it, at a random offset. */
 k_arr k_fit(k_ctx *k, k_call *c, int ndim, const int64_t *shape, const int64_t *strides,
             k_fill fill);
+/* A new buffer of n floats in call c holding v[0..n-1]; returns its index. */
+int k_buffer_of(k_ctx *k, k_call *c, int64_t n, const float *v);
+
+/* Lesson 3: a random elementwise call.  op is K_BINARY ... K_UNARY_INTO,
+ * code its nd_binop or nd_unop.  The result has ndim axes (one more now and
+ * then, from an operand's extra leading size-1 axis) of sizes up to hi, at
+ * most max_numel elements, size 0 in about one call of five; the inputs are
+ * random views (K_ANY | K_REPEAT) of shapes that broadcast to it (leading
+ * axes dropped, axes set to 1), holding integers, special values or random
+ * ones; the scalar is one of those too; dst, for the _into ops, a writable
+ * random view of the result's shape over K_NEGATIVE values.  `how` ORs: */
+enum {
+    K_OUT_IS_A = 1,   /* dst (the _into ops: a has the result's shape and
+                         reaches no element twice) or out is a itself    */
+    K_OUT_IS_B = 2,   /* the same for b                                  */
+    K_B_IS_A = 4      /* b is a's very view: a OP a                      */
+};
+k_call k_ewise(k_ctx *k, k_op op, int code, int ndim, int64_t hi, int64_t max_numel, int how);
+
+/* Lesson 3: an elementwise call on rows of n elements, each with one
+ * element to spare on either side: a with stride sa (0 repeats one
+ * element), b with sb, dst (the _into ops) with sd, or, as `how` says, a or
+ * b itself.  a holds integers, b special values, dst K_NEGATIVE ones. */
+k_call k_ewise_row(k_ctx *k, k_op op, int code, int64_t n, int64_t sa, int64_t sb, int64_t sd,
+                   int how);
 
 /* One of the special float values (NaN, +-inf, +-0, denormals, ...). */
 float k_special(k_ctx *k);
@@ -347,6 +372,10 @@ bool k_compact_layout(const k_arr *a);
 /* The element of view a (over buffer data) at multi-index idx. */
 int64_t k_offset(const k_arr *a, const int64_t *idx);
 
+/* Array argument i of call c at position idx of an ndim-axis result, as
+ * broadcasting reads it (aligned at the right, a size-1 axis at 0). */
+float k_input_at(const k_call *c, int i, int ndim, const int64_t *idx);
+
 /* ---------------------------------------------------------------------- */
 /* Checking (check.c)                                                     */
 /* ---------------------------------------------------------------------- */
@@ -365,6 +394,12 @@ void k_expect(k_ctx *k, k_call *c, nd_status status, const char *hint);
  * NULL where the call needs them: each must fail with ND_ERR_ARG, name the
  * operation and change nothing. */
 void k_check_bad_arrays(k_ctx *k, const k_call *valid);
+
+/* Lesson 3: the refusals every elementwise function (op) shares, each
+ * from a random valid call: k_check_bad_arrays, ops that do not exist (-1,
+ * the count of ops, and the nmore codes in `more`), and, on the CUDA
+ * device, a on the CPU with b or dst on the device: ND_ERR_DEVICE. */
+void k_check_ewise_refusals(k_ctx *k, k_op op, int nmore, const int *more);
 
 /* Run c and return the raw result without judging it (for the few tests
  * that check a property across calls).  Valid until the case ends. */

@@ -542,6 +542,11 @@ bool k_broadcast_shape(int na, const int64_t *a, int nb, const int64_t *b, int *
     return true;
 }
 
+float k_input_at(const k_call *c, int i, int ndim, const int64_t *idx)
+{
+    return read_bcast(c, &c->args[i], ndim, idx);
+}
+
 static float binop(int op, float x, float y)
 {
     double a = x, b = y;
