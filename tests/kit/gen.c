@@ -534,6 +534,8 @@ bool k_check_then(k_ctx *k, k_call *c, k_op next, const char *hint)
         k_view_args(k, c);
     }
     return ok;
+}
+
 int k_buffer_of(k_ctx *k, k_call *c, int64_t n, const float *v)
 {
     int b = k_buffer(k, c, n, K_POISON);
