@@ -322,6 +322,8 @@ static int64_t ordered(float x)
 
 static bool close_enough(float got, float want, const k_want *w, int64_t i)
 {
+    if (w->tol == K_BOUND && isinf(w->bound[i]))   /* it may overflow: any value */
+        return true;
     if (isnan(want) || isnan(got))
         return isnan(want) && isnan(got);
     switch (w->tol) {
@@ -340,7 +342,7 @@ static bool close_enough(float got, float want, const k_want *w, int64_t i)
     }
 }
 
-static const char *tol_text(const k_want *w, int64_t i, char *t, size_t cap)
+static const char *tol_text(const k_want *w, int64_t i, float want, char *t, size_t cap)
 {
     switch (w->tol) {
     case K_EXACT: snprintf(t, cap, " (exactly, bit for bit)"); break;
@@ -348,7 +350,11 @@ static const char *tol_text(const k_want *w, int64_t i, char *t, size_t cap)
     case K_ULPS:
         snprintf(t, cap, " (within %d ulp; infinities and the sign of a zero exactly)", w->ulps);
         break;
-    default: snprintf(t, cap, " (within %.3g)", w->bound[i]);
+    default:
+        if (w->bound[i] == 0 && isfinite(want))
+            snprintf(t, cap, " (exactly: every partial sum is a float, in any order)");
+        else
+            snprintf(t, cap, " (within %.3g)", w->bound[i]);
     }
     return t;
 }
@@ -391,7 +397,7 @@ static void compare_values(const k_call *c, const k_want *w, const float *data, 
         wrong(c, hint, "element %s of %s is %.9g, expected %.9g%s%s%s.",
              k_ints(w->ndim, idx, ix, sizeof ix), what, (double)got,
              isnan(want) ? NAN : (double)want,   /* any NaN will do: no sign */
-             ewise_inputs(c, idx, w->ndim, in, sizeof in), tol_text(w, i, t, sizeof t),
+             ewise_inputs(c, idx, w->ndim, in, sizeof in), tol_text(w, i, want, t, sizeof t),
              stale ? ", the value dst held before the call: never written"
              : isnan(got) && before == NULL ? " (NaN: was it ever written?)" : "");
     }

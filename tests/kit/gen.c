@@ -627,3 +627,94 @@ k_call k_ewise_row(k_ctx *k, k_op op, int code, int64_t n, int64_t sa, int64_t s
         ewise_out(k, &c, 1, &n, how);
     return c;
 }
+
+/* ---------------------------------------------------------------------- */
+/* Lessons 4 and 5                                                        */
+/* ---------------------------------------------------------------------- */
+
+k_arr k_given(k_ctx *k, k_call *c, int ndim, const int64_t *shape, const float *v)
+{
+    k_arr a = k_compact(k, c, ndim, shape, K_POISON);
+    memcpy(c->bufs[a.buf].v, v, (size_t)k_numel(ndim, shape) * sizeof *v);
+    return a;
+}
+
+void k_reduce_of(k_call *c, int op, int naxes, const int64_t *axes, bool keepdims)
+{
+    c->code = op;
+    c->keepdims = keepdims;
+    if (axes != NULL)
+        k_list(c, 0, naxes > 0 ? naxes : 0, axes);
+    c->n = naxes;
+    c->list_null[0] = axes == NULL;
+}
+
+int k_axes(k_ctx *k, int ndim, int64_t *axes)
+{
+    int mode = (int)k_int(k, 0, 4), n = 0;
+    if (mode == 2 || (mode == 0 && ndim == 0))
+        return ND_ALL_AXES;
+    if (mode == 0)
+        axes[n++] = k_int(k, 0, ndim - 1);
+    for (int d = 0; d < ndim && (mode == 1 || mode == 3); d++)
+        if (mode == 3 || k_one_in(k, 2))
+            axes[n++] = d;
+    for (int i = n - 1; i > 0; i--) {   /* in any order */
+        int j = (int)k_int(k, 0, i);
+        int64_t t = axes[i];
+        axes[i] = axes[j];
+        axes[j] = t;
+    }
+    for (int i = 0; i < n; i++)
+        if (k_one_in(k, 2))
+            axes[i] -= ndim;
+    return n;
+}
+
+/* A matrix size: 0 or 1 now and then, half the time one below, at or one
+ * above a multiple of a register tile's size, else any up to max. */
+static int64_t matrix_size(k_ctx *k, int64_t max)
+{
+    static const int64_t tiles[] = { 4, 8, 12, 16, 24, 32, 48, 64, 96, 128 };
+    if (k_one_in(k, 10))
+        return k_int(k, 0, 1);
+    int64_t s = k_one_in(k, 2) ? tiles[k_int(k, 0, 9)] + k_int(k, -1, 1) : k_int(k, 1, max);
+    return s < max ? s : max;
+}
+
+void k_matmul_shapes(k_ctx *k, int64_t max, int64_t max_macs, int *nda, int64_t *sa, int *ndb,
+                     int64_t *sb)
+{
+    int64_t m = matrix_size(k, max), n = matrix_size(k, max), kk = matrix_size(k, max);
+    int64_t batch[3];
+    int nb = (int)k_int(k, 0, 3);
+    for (int j = 0; j < nb; j++)
+        batch[j] = k_one_in(k, 12) ? 0 : k_int(k, 1, 3);
+    int keep_a = (int)k_int(k, 0, nb), keep_b = (int)k_int(k, 0, nb);
+    if (k_one_in(k, 2))   /* often one input has every batch axis */
+        *(k_one_in(k, 2) ? &keep_a : &keep_b) = nb;
+    for (int j = 0; j < keep_a; j++)
+        sa[j] = k_one_in(k, 3) ? 1 : batch[nb - keep_a + j];
+    for (int j = 0; j < keep_b; j++)
+        sb[j] = k_one_in(k, 3) ? 1 : batch[nb - keep_b + j];
+    int64_t count = k_numel(nb, batch);
+    while (count * m * n * kk > max_macs) {
+        int64_t *big = m >= n && m >= kk ? &m : n >= kk ? &n : &kk;
+        *big /= 2;
+    }
+    *nda = keep_a + 2;
+    *ndb = keep_b + 2;
+    sa[keep_a] = m;
+    sa[keep_a + 1] = kk;
+    sb[keep_b] = kk;
+    sb[keep_b + 1] = n;
+}
+
+k_call k_product(k_ctx *k, k_op op, int nda, const int64_t *sa, int ndb, const int64_t *sb,
+                 int how, k_fill fill)
+{
+    k_call c = k_new(k, op);
+    k_arg(&c, k_view(k, &c, nda, sa, how, fill));
+    k_arg(&c, k_view(k, &c, ndb, sb, how, fill));
+    return c;
+}

@@ -318,6 +318,31 @@ k_call k_ewise(k_ctx *k, k_op op, int code, int ndim, int64_t hi, int64_t max_nu
  * b itself.  a holds integers, b special values, dst K_NEGATIVE ones. */
 k_call k_ewise_row(k_ctx *k, k_op op, int code, int64_t n, int64_t sa, int64_t sb, int64_t sd,
                    int how);
+/* A compact array of `shape` holding the floats v, row-major. */
+k_arr k_given(k_ctx *k, k_call *c, int ndim, const int64_t *shape, const float *v);
+
+/* Make c, a K_REDUCE call whose argument a is set, nd_reduce(op, a, naxes,
+ * axes, keepdims, &out); axes NULL passes NULL. */
+void k_reduce_of(k_call *c, int op, int naxes, const int64_t *axes, bool keepdims);
+
+/* A random list of axes of an ndim-axis array, as callers of nd_reduce
+ * write them: one axis, a subset in any order, every axis listed,
+ * ND_ALL_AXES or none (naxes 0); each listed axis negative half of the
+ * time.  Writes axes (room for ND_MAX_DIMS), returns naxes. */
+int k_axes(k_ctx *k, int ndim, int64_t *axes);
+
+/* The shapes of a random a @ b: m, n and k up to max (0 and 1 now and then,
+ * often next to a multiple of a register tile's size), a batch of 0..3 axes
+ * (sizes 1..3, 0 rarely) of which a and b keep the last 0..all, each the
+ * batch's size or 1; the largest of m, n, k halved until batch * m * n * k
+ * <= max_macs. */
+void k_matmul_shapes(k_ctx *k, int64_t max, int64_t max_macs, int *nda, int64_t *sa, int *ndb,
+                     int64_t *sb);
+
+/* A call of op (K_MATMUL or K_MATMUL_NAIVE) on random views of shapes sa
+ * and sb with `how`'s options (k_view). */
+k_call k_product(k_ctx *k, k_op op, int nda, const int64_t *sa, int ndb, const int64_t *sb,
+                 int how, k_fill fill);
 
 /* One of the special float values (NaN, +-inf, +-0, denormals, ...). */
 float k_special(k_ctx *k);
@@ -337,7 +362,8 @@ typedef enum k_tol {
     K_EXACT,         /* bit for bit, signs of zero included; any NaN = NaN */
     K_EXACT_ZERO,    /* the same, but either sign of zero                   */
     K_ULPS,          /* within `ulps` representable floats                  */
-    K_BOUND          /* |got - want| <= bound[i] (sums, products)           */
+    K_BOUND          /* |got - want| <= bound[i] (sums, products); a bound
+                        of 0 is exact, an infinite one takes any value     */
 } k_tol;
 
 typedef struct k_want {

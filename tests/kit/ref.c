@@ -642,16 +642,87 @@ static k_want ewise(k_ctx *k, const k_call *c)
 /* Lessons 4 and 5                                                        */
 /* ---------------------------------------------------------------------- */
 
-/* Sum within (log2(n) + 2) roundings of the sum of magnitudes: a pairwise
- * or compensated sum meets it, a running float sum of a long row does not.
- * A sum that could overflow a float takes any value. */
-static void sum_bound(double sum, double mag, int64_t n, bool special, float *v, double *bound)
+/* Sums and dot products in float depend on the order of their additions,
+ * so the reference takes them in double and gives each result a bound.
+ *
+ * Exact.  When every term is a float and a multiple of 2^low (a product
+ * of two floats need not be a float) and the sum of their magnitudes is
+ * below 2^(24 + low), every partial sum, in any order and any grouping,
+ * is a float: the result must be exact (small integers, halves, products
+ * by 1 and 0).  This is what lets a test see one missed or doubled element
+ * in a sum of a million.
+ *
+ * Sums.  A block of r <= LEAF terms may be added in any order: within
+ * (r + 1) u sum|x| (u = 2^-24; Higham, "Accuracy and Stability of
+ * Numerical Algorithms", 4.2).  A longer block is added pairwise above
+ * leaves of LEAF terms, each leaf in any order, as lesson 4 does: within
+ * (LEAF + ceil(log2(r / LEAF)) + 1) u sum|x|, 1.6e-5 relative for 10^7
+ * terms.  (log2(r) + 2 roundings, the pairwise bound itself, is too tight:
+ * a leaf of 256 terms added by one running float, a correct variant of
+ * the lesson's sum_leaf, was measured at 40 u sum|x| on 0.1f repeated.)
+ * A running float sum of 10^7 copies of 0.1f is off by 1.5 * 10^6 u
+ * sum|x|, 16 running sums side by side by 10^5, the sums of 2.5 * 10^6
+ * runs added in float by 4 * 10^5: far outside.
+ *
+ * Dot products (matmul) may be added in any order: within 2 (k + 2) u
+ * sum|a b| (the standard bound, with room for products rounded to float).
+ *
+ * Terms whose magnitudes reach 2^127 may overflow in one order and not in
+ * another: any value.  Otherwise NaN, inf and -inf are IEEE's answers,
+ * exactly. */
+#define K_LEAF 256
+
+/* The exponent of x's lowest set bit, and how many bits from it to the
+ * highest (x finite and nonzero). */
+static void float_bits(float x, int *low, int *span)
 {
-    *v = (float)sum;
-    double lg = 2;
-    for (int64_t m = n; m > 1; m /= 2)
-        lg += 1;
-    *bound = special ? 0 : mag > 0x1p126 ? INFINITY : lg * 0x1p-24 * mag + 1e-38;
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    uint32_t e = u >> 23 & 0xff, m = (u & 0x7fffff) | (e ? 0x800000 : 0);
+    int base = e ? (int)e - 150 : -149;
+    *low = base + __builtin_ctz(m);
+    *span = 32 - __builtin_clz(m) - __builtin_ctz(m);
+}
+
+/* The bound of a sum of n terms with magnitudes mag, all multiples of
+ * 2^low, that holds no NaN and no inf: 0 for exact. */
+static double sum_bound(int64_t n, double mag, int low)
+{
+    if (mag < ldexp(1, 24 + low))
+        return 0;
+    double r = (double)(n < K_LEAF ? n : K_LEAF);
+    for (int64_t m = K_LEAF; m < n; m *= 2)
+        r += 1;
+    return (r + 1) * 0x1p-24 * mag + 1e-38;
+}
+
+/* Running sums of the terms of one result. */
+typedef struct {
+    double sum, mag;     /* of the finite terms */
+    int low;             /* the lowest bit of any nonzero one */
+    bool nan, pinf, ninf;
+} k_acc;
+
+static void acc_add(k_acc *s, double x, int low)
+{
+    s->nan |= isnan(x);
+    s->pinf |= x == INFINITY;
+    s->ninf |= x == -INFINITY;
+    if (!isfinite(x))
+        return;
+    s->sum += x;
+    s->mag += fabs(x);
+    if (x != 0 && low < s->low)
+        s->low = low;
+}
+
+/* The value and bound of a float sum of n terms with running sums s. */
+static void acc_result(const k_acc *s, int64_t n, float *v, double *bound)
+{
+    double special = s->nan || (s->pinf && s->ninf) ? NAN : s->pinf ? INFINITY : -INFINITY;
+    bool any = s->nan || s->pinf || s->ninf;
+    *v = (float)(any ? special : s->sum);
+    *bound = s->nan ? 0 : s->mag >= 0x1p127 ? INFINITY : any ? 0 : sum_bound(n, s->mag, s->low);
 }
 
 static k_want reduce(k_ctx *k, const k_call *c)
@@ -685,18 +756,24 @@ static k_want reduce(k_ctx *k, const k_call *c)
     for (int d = 0; d < a->ndim; d++)
         if (c->code == ND_MAX && red[d] && a->shape[d] == 0)
             ERR(ND_ERR_SHAPE, "the max over axis %d of size 0 is undefined", d);
-    /* kept axes (the output's), reduced axes (each output's block) */
+    /* kept axes (the output's), reduced axes (each output's block); a
+     * reduced axis of stride 0 repeats its block `rep` times, so it is
+     * counted, not walked (a broadcast of 2^31 elements is one number) */
     int nk = 0, nr = 0, nout = 0;
-    int64_t kshape[ND_MAX_DIMS], rshape[ND_MAX_DIMS], oshape[ND_MAX_DIMS];
+    int64_t kshape[ND_MAX_DIMS], rshape[ND_MAX_DIMS], oshape[ND_MAX_DIMS], rep = 1, count = 1;
     int kax[ND_MAX_DIMS], rax[ND_MAX_DIMS];
     for (int d = 0; d < a->ndim; d++) {
-        if (red[d]) {
+        if (red[d] && a->strides[d] == 0 && a->shape[d] > 0) {
+            rep *= a->shape[d];
+        } else if (red[d]) {
             rax[nr] = d;
             rshape[nr++] = a->shape[d];
         } else {
             kax[nk] = d;
             kshape[nk++] = a->shape[d];
         }
+        if (red[d])
+            count *= a->shape[d];
         if (!red[d] || c->keepdims)
             oshape[nout++] = red[d] ? 1 : a->shape[d];
     }
@@ -704,38 +781,63 @@ static k_want reduce(k_ctx *k, const k_call *c)
     int64_t nouts = k_numel(nk, kshape), nblock = k_numel(nr, rshape);
     w.bound = k_mem(k, (size_t)(nouts > 0 ? nouts : 1) * sizeof(double));
     const float *data = c->bufs[a->buf].v;
+    int64_t idx[ND_MAX_DIMS] = { 0 };
     for (int64_t o = 0; o < nouts; o++) {
-        int64_t ki[ND_MAX_DIMS], ri[ND_MAX_DIMS], idx[ND_MAX_DIMS];
+        int64_t ki[ND_MAX_DIMS], ri[ND_MAX_DIMS] = { 0 };
         k_unravel(o, nk, kshape, ki);
         for (int i = 0; i < nk; i++)
             idx[kax[i]] = ki[i];
-        double sum = 0, mag = 0;
-        float mx = -INFINITY;
-        bool nan = false, pinf = false, ninf = false;
-        for (int64_t r = 0; r < nblock; r++) {
-            k_unravel(r, nr, rshape, ri);
-            for (int i = 0; i < nr; i++)
-                idx[rax[i]] = ri[i];
-            float x = data[k_offset(a, idx)];
-            nan |= isnan(x);
-            pinf |= x == INFINITY;
-            ninf |= x == -INFINITY;
-            if (isfinite(x)) {
-                sum += x;
-                mag += fabs(x);
-            }
+        for (int i = 0; i < nr; i++)
+            idx[rax[i]] = 0;
+        int64_t off = k_offset(a, idx);
+        k_acc s = { .low = 1000 };
+        float mx = 0;
+        for (int64_t r = 0; r < nblock; r++) {   /* an odometer over the block */
+            float x = data[off];
+            int low = 0, span;
+            if (isfinite(x) && x != 0)
+                float_bits(x, &low, &span);
+            acc_add(&s, x, low);
             if (r == 0 || x > mx)
                 mx = x;
+            for (int i = nr - 1; i >= 0; i--) {
+                off += a->strides[rax[i]];
+                if (++ri[i] < rshape[i])
+                    break;
+                off -= ri[i] * a->strides[rax[i]];
+                ri[i] = 0;
+            }
         }
         if (c->code == ND_MAX) {
-            v[o] = nan ? NAN : mx;
+            v[o] = s.nan ? NAN : mx;
             continue;
         }
-        bool special = nan || pinf || ninf;
-        sum_bound(nan || (pinf && ninf) ? NAN : pinf ? INFINITY : ninf ? -INFINITY : sum, mag,
-                  nblock, special, &v[o], &w.bound[o]);
+        s.sum *= (double)rep;
+        s.mag *= (double)rep;
+        acc_result(&s, count, &v[o], &w.bound[o]);
     }
     return w;
+}
+
+/* A matrix of an input as doubles, row-major, read at c's batch index
+ * idx (nd axes) through the input's strides, a size-1 batch axis at 0;
+ * *low gets each element's lowest bit. */
+static double *matrix_of(k_ctx *k, const k_call *c, const k_arr *x, int nd, int64_t *idx,
+                         int **low)
+{
+    int64_t rows = x->shape[x->ndim - 2], cols = x->shape[x->ndim - 1], n = rows * cols;
+    double *m = k_mem(k, (size_t)(n > 0 ? n : 1) * sizeof(double));
+    *low = k_mem(k, (size_t)(n > 0 ? n : 1) * sizeof(int));
+    for (int64_t i = 0; i < n; i++) {
+        idx[nd - 2] = i / cols;
+        idx[nd - 1] = i % cols;
+        float v = read_bcast(c, x, nd, idx);
+        int span;
+        m[i] = v;
+        if (isfinite(v) && v != 0)
+            float_bits(v, &(*low)[i], &span);
+    }
+    return m;
 }
 
 static k_want matmul(k_ctx *k, const k_call *c)
@@ -764,23 +866,30 @@ static k_want matmul(k_ctx *k, const k_call *c)
     shape[nb + 1] = n;
     nd = nb + 2;
     float *v = new_array(k, &w, nd, shape, K_BOUND);
-    int64_t total = k_numel(nd, shape);
+    int64_t total = k_numel(nd, shape), mats = k_numel(nb, batch);
     w.bound = k_mem(k, (size_t)(total > 0 ? total : 1) * sizeof(double));
-    for (int64_t o = 0; o < total; o++) {
-        int64_t idx[ND_MAX_DIMS], ia[ND_MAX_DIMS], ib[ND_MAX_DIMS];
-        k_unravel(o, nd, shape, idx);
-        double sum = 0, mag = 0;
-        for (int64_t j = 0; j < kk; j++) {
-            memcpy(ia, idx, sizeof ia);
-            memcpy(ib, idx, sizeof ib);
-            ia[nd - 1] = j;
-            ib[nd - 2] = j;
-            double x = read_bcast(c, a, nd, ia), y = read_bcast(c, b, nd, ib);
-            sum += x * y;
-            mag += fabs(x * y);
+    k_acc *s = k_mem(k, (size_t)(m * n > 0 ? m * n : 1) * sizeof *s);
+    for (int64_t t = 0; t < mats && m * n > 0; t++) {
+        int64_t idx[ND_MAX_DIMS];
+        int *lx, *ly;
+        k_unravel(t, nb, batch, idx);
+        const double *x = matrix_of(k, c, a, nd, idx, &lx), *y = matrix_of(k, c, b, nd, idx, &ly);
+        for (int64_t e = 0; e < m * n; e++)
+            s[e] = (k_acc){ .low = 1000 };
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t p = 0; p < kk; p++)
+                for (int64_t j = 0; j < n; j++) {
+                    /* a product that is not a float rounds: no exact sum then */
+                    double xy = x[i * kk + p] * y[p * n + j];
+                    acc_add(&s[i * n + j], xy, (double)(float)xy == xy ? lx[i * kk + p] +
+                                                   ly[p * n + j] : -1000);
+                }
+        for (int64_t e = 0; e < m * n; e++) {
+            int64_t o = t * m * n + e;
+            acc_result(&s[e], 1, &v[o], &w.bound[o]);
+            if (w.bound[o] > 0 && isfinite(w.bound[o]))   /* any order: 2 (k + 2) u */
+                w.bound[o] = 2 * (double)(kk + 2) * 0x1p-24 * s[e].mag + 1e-38;
         }
-        v[o] = (float)sum;
-        w.bound[o] = isfinite(sum) ? 2 * (double)(kk + 2) * 0x1p-24 * mag + 1e-38 : 0;
     }
     return w;
 }
