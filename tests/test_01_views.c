@@ -1746,6 +1746,151 @@ END_TEST
 
 /* ---------------------------------------------------------------------- */
 
+/* ---------------------------------------------------------------------- */
+/* Extreme shapes, strides and offsets (issue #17): regression tests.      */
+/* The rules of "Valid arrays" in nd.h bound sizes and the elements an     */
+/* array reaches, but not the strides it never steps along (size-1 axes,   */
+/* arrays with no elements), which may hold any int64: arithmetic on them  */
+/* must be checked (nd_add_ok, nd_mul_ok in internal.h) or skipped.  Run   */
+/* these with SAN=1: an overflow is undefined behaviour, which UBSan turns */
+/* into a failure even where the wrapped value happens to pass.            */
+/* ---------------------------------------------------------------------- */
+
+#define X_P2(e) ((int64_t)1 << (e))
+
+/* Finding 2: shapes whose sizes other than 0 multiply past ND_MAX_NUMEL are
+ * refused, whatever their order; their compact strides once overflowed. */
+START_TEST(extreme_compact_strides_reshape)
+{
+    int64_t small[3] = { 2, 3, 4 }, st[3], want[3] = { 12, 4, 1 };
+    T_OK(nd_compact_strides(3, small, st));
+    CHECK(memcmp(st, want, sizeof st) == 0, "nd_compact_strides(3, (2,3,4)) gave %" PRId64
+          ",%" PRId64 ",%" PRId64, st[0], st[1], st[2]);
+    int64_t wide[3] = { 0, X_P2(62), 4 }, most[3] = { X_P2(40), 0, X_P2(18) };
+    EXPECT_FAIL(ND_ERR_ARG, "compact_strides", nd_compact_strides(3, wide, st));
+    T_OK(nd_compact_strides(3, most, st));
+    int64_t zero = 0, seven[8] = { 7, 7, 7, 7, 7, 7, 0, INT64_MAX };
+    nd_array a = t_arange(1, &zero), out;
+    t_poison(&out);
+    EXPECT_FAIL_OUT(&out, ND_ERR_ARG, "reshape", nd_reshape(&a, 3, wide, &out));
+    EXPECT_FAIL_OUT(&out, ND_ERR_ARG, "reshape", nd_reshape(&a, 8, seven, &out));
+    T_OK(nd_reshape(&a, 3, most, &out));
+    t_assert_shape(&out, 3, most, "reshape of (0,) to (2^40,0,2^18)");
+    nd_release(&out);
+    nd_release(&a);
+}
+END_TEST
+
+/* Finding 3: (7,7,7,7,7,7,0,INT64_MAX) was once a valid shape in that
+ * order, and not after a permute; now it is refused in every order, and
+ * every permutation of a valid array is valid, and so are its diagonals:
+ * (7,7,7,7,7,7,0,2^41) is as valid in any order. */
+START_TEST(extreme_permute_diagonal_valid)
+{
+    int64_t shape[8] = { 7, 7, 7, 7, 7, 7, 0, X_P2(41) };
+    int64_t seven[8] = { 7, 7, 7, 7, 7, 7, 0, INT64_MAX };
+    nd_array a, out;
+    T_OK(nd_empty(T_DEV, 0, NULL, &a));
+    EXPECT_FAIL_OUT(&out, ND_ERR_ARG, "broadcast_to", nd_broadcast_to(&a, 8, seven, &out));
+    nd_release(&a);
+    T_OK(nd_empty(T_DEV, 8, shape, &a));
+    for (int r = 0; r < 8; r++) {
+        int axes[8];
+        for (int k = 0; k < 8; k++)
+            axes[k] = (k + r) % 8;
+        T_OK(nd_permute(&a, axes, &out));
+        CHECK(out.shape[0] == shape[r], "permute by rotation %d gave %s", r, t_describe(&out));
+        nd_release(&out);
+    }
+    T_OK(nd_diagonal(&a, 0, 0, 7, &out));
+    nd_release(&out);
+    T_OK(nd_diagonal(&a, 3, 6, 7, &out));
+    nd_release(&out);
+    nd_release(&a);
+}
+END_TEST
+
+/* Finding 4: nd_diagonal adds two strides, and strides of size-1 axes may
+ * be anything; the start of an array with no elements must not move. */
+START_TEST(extreme_diagonal_strides)
+{
+    int64_t four = 4, ones[2] = { 1, 1 }, mins[2] = { INT64_MIN, INT64_MIN };
+    nd_array base = t_arange(1, &four), a, out;
+    int64_t s22[2] = { 2, 2 }, t22[2] = { 2, 1 };
+    T_OK(nd_as_strided(&base, 2, s22, t22, 0, &a));
+    T_OK(nd_diagonal(&a, 0, 0, 1, &out));
+    float all[4];
+    T_OK(nd_buffer_to_host(&base, all, sizeof all));
+    float want[2] = { all[0], all[3] };
+    t_assert_values(&out, want, "diagonal of a (2,2) view", "");
+    nd_release(&out);
+    nd_release(&a);
+
+    T_OK(nd_as_strided(&base, 2, ones, mins, 3, &a));   /* (1,1), strides INT64_MIN */
+    T_OK(nd_diagonal(&a, 0, 0, 1, &out));
+    int64_t one = 1;
+    t_assert_shape(&out, 1, &one, "diagonal of a (1,1) view with strides (INT64_MIN,INT64_MIN)");
+    t_assert_values(&out, &all[3], "diagonal of a (1,1) view with strides (INT64_MIN,INT64_MIN)",
+                    "strides[axis1] + strides[axis2] overflows here: add with nd_add_ok");
+    nd_release(&out);
+    nd_release(&a);
+
+    /* (3,0,4) with strides (2^62,1,2^62): no elements, any strides */
+    int64_t s304[3] = { 3, 0, 4 }, big[3] = { X_P2(62), 1, X_P2(62) };
+    T_OK(nd_as_strided(&base, 3, s304, big, 0, &a));
+    int64_t offs[4] = { 2, -2, 0, INT64_MAX };
+    for (int i = 0; i < 4; i++) {
+        T_OK(nd_diagonal(&a, offs[i], 0, 2, &out));
+        CHECK(out.ndim == 2 && out.shape[0] == 0 && out.offset == 0,
+              "diagonal(offset %" PRId64 ") of (3,0,4) strides (2^62,1,2^62) gave %s, expected "
+              "shape (0,n) at a's offset 0", offs[i], t_describe(&out));
+        nd_release(&out);
+    }
+    nd_release(&a);
+    nd_release(&base);
+}
+END_TEST
+
+/* Finding 4, in slicing and nd_offset_of: on an array with no elements an
+ * index times its axis' stride may overflow, and must not be computed. */
+START_TEST(extreme_slice_offset_of_empty)
+{
+    int64_t four = 4, idx[2] = { 1, 1 }, off = -1;
+    nd_array base = t_arange(1, &four), a, out;
+    int64_t s22[2] = { 2, 2 }, t22[2] = { 2, 1 };
+    T_OK(nd_as_strided(&base, 2, s22, t22, 0, &a));
+    T_OK(nd_offset_of(&a, idx, &off));
+    CHECK(off == 3, "nd_offset_of((2,2) strides (2,1), (1,1)) gave %" PRId64 ", expected 3",
+          off);
+    nd_release(&a);
+
+    int64_t s50[2] = { 5, 0 }, huge[2] = { INT64_MAX, 1 }, last[2] = { 4, 0 };
+    T_OK(nd_as_strided(&base, 2, s50, huge, 2, &a));
+    EXPECT_FAIL(ND_ERR_INDEX, "offset_of", nd_offset_of(&a, last, &off));
+    nd_index at4[1] = { ND_AT(4) }, from4[1] = { ND_SLICE(4, 5, 1) };
+    T_OK(nd_slice(&a, 1, at4, &out));
+    CHECK(out.ndim == 1 && out.shape[0] == 0 && out.offset == 2, "nd_slice([4]) of (5,0) "
+          "strides (INT64_MAX,1) offset 2 gave %s, expected shape (0,) at offset 2",
+          t_describe(&out));
+    nd_release(&out);
+    T_OK(nd_slice(&a, 1, from4, &out));
+    CHECK(out.ndim == 2 && out.shape[0] == 1 && out.shape[1] == 0 && out.offset == 2,
+          "nd_slice([4:5]) of (5,0) strides (INT64_MAX,1) offset 2 gave %s, expected shape "
+          "(1,0) at offset 2", t_describe(&out));
+    nd_release(&out);
+    nd_release(&a);
+    nd_release(&base);
+}
+END_TEST
+
+static void add_extreme_tests(Suite *s)
+{
+    T_ADD_HOST(s, extreme_compact_strides_reshape);
+    T_ADD(s, extreme_permute_diagonal_valid);
+    T_ADD(s, extreme_diagonal_strides);
+    T_ADD(s, extreme_slice_offset_of_empty);
+}
+
 Suite *suite_01_views(void)
 {
     Suite *s = t_suite(1, "01_views");
@@ -1780,5 +1925,6 @@ Suite *suite_01_views(void)
     T_ADD(s, views_chain_random);
     T_ADD(s, views_out_is_input);
     T_ADD(s, views_reject_bad_arrays);
+    add_extreme_tests(s);
     return s;
 }

@@ -818,6 +818,75 @@ END_TEST
 /* The suite                                                              */
 /* ---------------------------------------------------------------------- */
 
+/* ---------------------------------------------------------------------- */
+/* Extreme shapes, strides and offsets (issue #17): regression tests.      */
+/* The rules of "Valid arrays" in nd.h bound sizes and the elements an     */
+/* array reaches, but not the strides it never steps along (size-1 axes,   */
+/* arrays with no elements), which may hold any int64: arithmetic on them  */
+/* must be checked (nd_add_ok, nd_mul_ok in internal.h) or skipped.  Run   */
+/* these with SAN=1: an overflow is undefined behaviour, which UBSan turns */
+/* into a failure even where the wrapped value happens to pass.            */
+/* ---------------------------------------------------------------------- */
+
+#define X_P2(e) ((int64_t)1 << (e))
+
+/* Finding 2: huge m and n in an empty batch once passed the element check
+ * (which stopped at the 0), and m * n overflowed (05_matmul.c:321).  The
+ * shapes a, b and c would take are checked, and the error names matmul.
+ * With k == 0, a and b have no elements and any strides; the product is
+ * zeros, computed without them. */
+START_TEST(extreme_matmul_shapes)
+{
+    int64_t two[2] = { 2, 2 }, zero3[3] = { 0, 0, 0 };
+    nd_array one, a, b, c, keep;
+    T_OK(nd_zeros(T_DEV, 2, two, &a));
+    T_OK(nd_matmul(&a, &a, &c));
+    nd_release(&c);
+    nd_release(&a);
+    T_OK(nd_zeros(T_DEV, 0, NULL, &one));
+    t_poison(&keep);
+    /* (0,2^40,1) @ (1,2^40): the result (0,2^40,2^40) has too many elements */
+    int64_t sa[3] = { 0, X_P2(40), 1 }, sb[2] = { 1, X_P2(40) };
+    T_OK(nd_as_strided(&one, 3, sa, zero3, 0, &a));
+    T_OK(nd_as_strided(&one, 2, sb, zero3, 0, &b));
+    T_ERR_OP(nd_matmul(&a, &b, &keep), ND_ERR_ARG, "matmul");
+    T_ERR_OP(nd_matmul_naive(&a, &b, &keep), ND_ERR_ARG, "matmul_naive");
+    nd_release(&a);
+    nd_release(&b);
+    /* (1,2^30,2^28) @ (2^10,2^28,1): c is (2^10,2^30,1), but a broadcast
+     * to the batch would be (2^10,2^30,2^28) */
+    int64_t ta[3] = { 1, X_P2(30), X_P2(28) }, tb[3] = { X_P2(10), X_P2(28), 1 };
+    T_OK(nd_as_strided(&one, 3, ta, zero3, 0, &a));
+    T_OK(nd_as_strided(&one, 3, tb, zero3, 0, &b));
+    T_ERR_OP(nd_matmul(&a, &b, &keep), ND_ERR_ARG, "matmul");
+    t_assert_untouched(&keep, "matmul of shapes with too many elements");
+    nd_release(&a);
+    nd_release(&b);
+    /* k == 0: a (3,2,0) with strides (INT64_MAX,INT64_MIN,1) */
+    int64_t s320[3] = { 3, 2, 0 }, wild[3] = { INT64_MAX, INT64_MIN, 1 }, s304[3] = { 3, 0, 4 };
+    int64_t s324[3] = { 3, 2, 4 };
+    float zeros[24] = { 0 };
+    T_OK(nd_as_strided(&one, 3, s320, wild, 1, &a));
+    T_OK(nd_zeros(T_DEV, 3, s304, &b));
+    T_OK(nd_matmul(&a, &b, &c));
+    t_assert_shape(&c, 3, s324, "(3,2,0) @ (3,0,4)");
+    t_assert_values(&c, zeros, "(3,2,0) @ (3,0,4) with a's strides (INT64_MAX,INT64_MIN,1)",
+                    "a sum over k = 0 terms is 0");
+    nd_release(&c);
+    T_OK(nd_matmul_naive(&a, &b, &c));
+    t_assert_values(&c, zeros, "naive (3,2,0) @ (3,0,4)", "");
+    nd_release(&c);
+    nd_release(&a);
+    nd_release(&b);
+    nd_release(&one);
+}
+END_TEST
+
+static void add_extreme_tests(Suite *s)
+{
+    T_ADD(s, extreme_matmul_shapes);
+}
+
 Suite *suite_05_matmul(void);
 
 Suite *suite_05_matmul(void)
@@ -833,5 +902,6 @@ Suite *suite_05_matmul(void)
     T_ADD(s, matmul_empty);
     T_ADD(s, matmul_out_aliases_input);
     T_ADD(s, matmul_errors);
+    add_extreme_tests(s);
     return s;
 }
