@@ -227,6 +227,7 @@ $(RUNNER): $(TEST_OBJS) $(B)/libnd.a
 -include grader/grader.mk
 -include docs/docs.mk
 -include tests/workflow.mk
+-include tests/fuzz/fuzz.mk
 
 # The GPU benchmarks: nvcc, cuBLAS; only on a GPU (make bench).
 $(B)/bench_%: tests/bench/bench_%.cu tests/bench/bench_gpu.h $(B)/libnd.a

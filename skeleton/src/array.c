@@ -172,22 +172,30 @@ nd_status nd_device_available(nd_device dev, const char **name)
 /* Host allocations are 64-byte aligned (a cache line, and any SIMD load). */
 #define ALIGN 64
 
-static nd_status device_alloc(nd_device dev, size_t nbytes, void **ptr, const char *op)
+/* Whether arrays can be made on dev, as nd_device_available, with errors
+ * that name the operation `op` that wants one. */
+static nd_status device_usable(nd_device dev, const char *op)
 {
     if (dev != ND_CPU && dev != ND_CUDA)
         return nd_fail(ND_ERR_ARG, "%s: unknown device %d; it must be ND_CPU (0) or "
                        "ND_CUDA (1)", op, (int)dev);
-    if (dev == ND_CUDA) {
-        /* CUDA's own message says what is wrong with the device; say
-         * which operation wanted it. */
-        nd_status s = nd_cuda_probe(NULL);
-        if (s != ND_OK) {
-            char why[sizeof last_error];
-            snprintf(why, sizeof why, "%s", last_error);
-            return nd_fail(s, "%s: no CUDA device to allocate on (%s)", op, why);
-        }
-        return nd_cuda_alloc(nbytes, ptr, op);
+    nd_status s = dev == ND_CUDA ? nd_cuda_probe(NULL) : ND_OK;
+    if (s != ND_OK) {
+        /* CUDA's own message says what is wrong with the device */
+        char why[sizeof last_error];
+        snprintf(why, sizeof why, "%s", last_error);
+        return nd_fail(s, "%s: the CUDA device cannot be used (%s)", op, why);
     }
+    return ND_OK;
+}
+
+static nd_status device_alloc(nd_device dev, size_t nbytes, void **ptr, const char *op)
+{
+    nd_status s = device_usable(dev, op);
+    if (s != ND_OK)
+        return s;
+    if (dev == ND_CUDA)
+        return nd_cuda_alloc(nbytes, ptr, op);
     size_t rounded = (nbytes + ALIGN - 1) / ALIGN * ALIGN;
     void *p = aligned_alloc(ALIGN, rounded ? rounded : ALIGN);
     if (p == NULL)
@@ -525,7 +533,7 @@ nd_status nd_to_device(const nd_array *a, nd_device dev, nd_array *out)
         return s;
     if (out == NULL)
         return nd_fail(ND_ERR_ARG, "to_device: argument 'out' is NULL");
-    if ((s = nd_device_available(dev, NULL)) != ND_OK)
+    if ((s = device_usable(dev, "to_device")) != ND_OK)
         return s;
     /* Through host memory, with the framework's own gather: moving data
      * between devices must not depend on any lesson's kernels. */
