@@ -391,12 +391,15 @@ static void check_refcounts(void)
 /* One successful call, as a reference needs to see it. */
 typedef struct {
     const char *op;        /* the operation's name, as in its messages */
-    int code;              /* nd_binop, nd_unop, nd_reduce_op, or -1 */
+    int code;              /* the nd_binop, nd_unop or nd_reduce_op; the
+                              version of permute_bytes */
     const nd_array *a, *b; /* its array inputs (NULL where it has fewer) */
     float value;           /* scalar operand, fill value */
-    int n;                 /* reshape/broadcast ndim, slice entries, naxes */
-    const int64_t *ints;   /* reshape/broadcast shape, and similar */
-    const int *axes;       /* permute axes, reduce axes */
+    int n;                 /* ndim of a shape argument, slice entries, naxes */
+    const int64_t *ints;   /* a shape argument; diagonal's offset */
+    const int *axes;       /* permute, reduce and permute_bytes axes;
+                              diagonal's axis1, axis2 */
+    const nd_index *index; /* slice's entries */
     bool flag;             /* keepdims; matmul: naive */
     const nd_array *out;   /* the result, or the view written through */
     const float *host;     /* from_host's data, to_host's output, and for
@@ -570,7 +573,7 @@ static void op_create(input *in)
     if (r != NULL) {
         check_new_compact(names[kind], r, dev);
         if (kind != 2)
-            compare_with_reference(&(fz_call){ .op = names[kind], .code = -1, .value = value,
+            compare_with_reference(&(fz_call){ .op = names[kind], .value = value,
                                                .n = ndim, .ints = shape, .out = r,
                                                .host = data });
     }
@@ -595,11 +598,16 @@ static nd_array *view_begin(viewcall *v, input *in, int *dst_out)
     return out_begin(&v->o, *dst_out, null_out, v->src, -1);
 }
 
-static const nd_array *view_end(viewcall *v, const char *op, nd_status s)
+/* After the call: the checks, then the reference sees call c (its op
+ * and inputs; out is filled in here). */
+static void view_end(viewcall *v, nd_status s, fz_call c)
 {
-    const nd_array *r = out_end(&v->o, op, s);
-    check_shares(op, r, v->buf);
-    return r;
+    const nd_array *r = out_end(&v->o, c.op, s);
+    check_shares(c.op, r, v->buf);
+    if (r != NULL) {
+        c.out = r;
+        compare_with_reference(&c);
+    }
 }
 
 static void op_as_strided(input *in)
@@ -620,10 +628,7 @@ static void op_as_strided(input *in)
           null_strides ? "NULL" : shape_text(ndim, strides, t.t, 200), offset);
     nd_status s = nd_as_strided(&S.slot[v.src], ndim, shape, null_strides ? NULL : strides,
                                 offset, out);
-    const nd_array *r = view_end(&v, "as_strided", s);
-    if (r != NULL)
-        compare_with_reference(&(fz_call){ .op = "as_strided", .code = -1, .n = ndim,
-                                           .ints = shape, .out = r });
+    view_end(&v, s, (fz_call){ .op = "as_strided", .n = ndim, .ints = shape });
 }
 
 static void op_reshape(input *in)
@@ -639,10 +644,7 @@ static void op_reshape(input *in)
     begin("reshape(#%d %s, %s)", v.src, desc(&before, t.a, 600),
           shape_text(ndim, shape, t.s, 200));
     nd_status s = nd_reshape(&S.slot[v.src], ndim, shape, out);
-    const nd_array *r = view_end(&v, "reshape", s);
-    if (r != NULL)
-        compare_with_reference(&(fz_call){ .op = "reshape", .code = -1, .a = &before,
-                                           .n = ndim, .ints = shape, .out = r });
+    view_end(&v, s, (fz_call){ .op = "reshape", .a = &before, .n = ndim, .ints = shape });
 }
 
 static void op_permute(input *in)
@@ -661,10 +663,7 @@ static void op_permute(input *in)
     begin("permute(#%d %s, %s)", v.src, desc(&before, t.a, 600),
           null_axes ? "NULL" : shape_text(n, wide, t.s, 200));
     nd_status s = nd_permute(&S.slot[v.src], null_axes ? NULL : axes, out);
-    const nd_array *r = view_end(&v, "permute", s);
-    if (r != NULL)
-        compare_with_reference(&(fz_call){ .op = "permute", .code = -1, .a = &before,
-                                           .axes = axes, .out = r });
+    view_end(&v, s, (fz_call){ .op = "permute", .a = &before, .axes = axes });
 }
 
 static void op_broadcast_to(input *in)
@@ -684,10 +683,7 @@ static void op_broadcast_to(input *in)
     begin("broadcast_to(#%d %s, %s)", v.src, desc(&before, t.a, 600),
           shape_text(ndim, shape, t.s, 200));
     nd_status s = nd_broadcast_to(&S.slot[v.src], ndim, shape, out);
-    const nd_array *r = view_end(&v, "broadcast_to", s);
-    if (r != NULL)
-        compare_with_reference(&(fz_call){ .op = "broadcast_to", .code = -1, .a = &before,
-                                           .n = ndim, .ints = shape, .out = r });
+    view_end(&v, s, (fz_call){ .op = "broadcast_to", .a = &before, .n = ndim, .ints = shape });
 }
 
 /* A slice bound: "not given" (ND_NONE) sometimes. */
@@ -720,10 +716,7 @@ static void op_slice(input *in)
     texts t;
     begin("slice(#%d %s, %d entries)", v.src, desc(&before, t.a, 600), n);
     nd_status s = nd_slice(&S.slot[v.src], n, m > 0 ? idx : NULL, out);
-    const nd_array *r = view_end(&v, "slice", s);
-    if (r != NULL)
-        compare_with_reference(&(fz_call){ .op = "slice", .code = -1, .a = &before, .n = n,
-                                           .out = r });
+    view_end(&v, s, (fz_call){ .op = "slice", .a = &before, .n = n, .index = idx });
 }
 
 static void op_diagonal(input *in)
@@ -738,10 +731,8 @@ static void op_diagonal(input *in)
     begin("diagonal(#%d %s, %" PRId64 ", %d, %d)", v.src, desc(&before, t.a, 600), offset,
           axis1, axis2);
     nd_status s = nd_diagonal(&S.slot[v.src], offset, axis1, axis2, out);
-    const nd_array *r = view_end(&v, "diagonal", s);
-    if (r != NULL)
-        compare_with_reference(&(fz_call){ .op = "diagonal", .code = -1, .a = &before,
-                                           .n = axis1, .ints = &offset, .out = r });
+    int axes[2] = { axis1, axis2 };
+    view_end(&v, s, (fz_call){ .op = "diagonal", .a = &before, .ints = &offset, .axes = axes });
 }
 
 static void op_share(input *in)
@@ -751,7 +742,8 @@ static void op_share(input *in)
     nd_array *out = view_begin(&v, in, &dst);
     texts t;
     begin("share(#%d %s)", v.src, desc(&S.slot[v.src], t.a, 600));
-    view_end(&v, "share", nd_share(&S.slot[v.src], out));
+    nd_array before = S.slot[v.src];
+    view_end(&v, nd_share(&S.slot[v.src], out), (fz_call){ .op = "share", .a = &before });
 }
 
 static void op_release(input *in)
@@ -778,7 +770,7 @@ static void op_compact(input *in)
     const nd_array *r = out_end(&o, "compact", nd_compact(&S.slot[a], out));
     if (r != NULL) {
         check_new_compact("compact", r, before.buf->device);
-        compare_with_reference(&(fz_call){ .op = "compact", .code = -1, .a = &before,
+        compare_with_reference(&(fz_call){ .op = "compact", .a = &before,
                                            .out = r });
     }
     nd_release(&before);
@@ -802,7 +794,7 @@ static void op_setitem(input *in)
     const char *op = scalar ? "setitem_scalar" : "setitem";
     nd_status s = scalar ? nd_setitem_scalar(dst, value) : nd_setitem(dst, &S.slot[src]);
     if (inplace_end(op, s, dst, before))
-        compare_with_reference(&(fz_call){ .op = op, .code = -1, .a = scalar ? NULL : &S.slot[src],
+        compare_with_reference(&(fz_call){ .op = op, .a = scalar ? NULL : &S.slot[src],
                                            .value = value, .out = dst, .host = before });
     free(before);
 }
@@ -946,7 +938,7 @@ static void op_matmul(input *in)
     const nd_array *r = out_end(&o, op, s);
     if (r != NULL) {
         check_new_compact(op, r, ca.buf->device);
-        compare_with_reference(&(fz_call){ .op = op, .code = -1, .a = &ca, .b = &cb,
+        compare_with_reference(&(fz_call){ .op = op, .a = &ca, .b = &cb,
                                            .flag = naive, .out = r });
     }
     nd_release(&ca);
@@ -994,7 +986,7 @@ static void op_to_host(input *in)
     nd_status s = nd_to_host(x, how == 255 ? NULL : dst, cap);
     if (!failed("to_host", s)) {
         trace("%3d  %s: ND_OK\n", S.step, S.call);
-        compare_with_reference(&(fz_call){ .op = "to_host", .code = -1, .a = x,
+        compare_with_reference(&(fz_call){ .op = "to_host", .a = x,
                                            .host = dst });
     }
     free(dst);
@@ -1102,7 +1094,7 @@ static void op_helpers(input *in)
             return;
         if (strides[entries(ndim)] != -777)
             finding("compact_strides wrote past its ndim entries");
-        compare_with_reference(&(fz_call){ .op = "compact_strides", .code = -1, .n = ndim,
+        compare_with_reference(&(fz_call){ .op = "compact_strides", .n = ndim,
                                            .ints = shape });
     } else {
         int out_ndim = -5, out_perm[ND_MAX_DIMS], poison_perm[ND_MAX_DIMS];
@@ -1119,7 +1111,7 @@ static void op_helpers(input *in)
              memcmp(out_shape, poison_shape, sizeof out_shape) != 0))
             finding("simplify_permutation failed but wrote to its outputs");
         else if (s == ND_OK)
-            compare_with_reference(&(fz_call){ .op = "simplify_permutation", .code = -1,
+            compare_with_reference(&(fz_call){ .op = "simplify_permutation",
                                                .n = ndim, .ints = shape, .axes = perm });
     }
 }
@@ -1141,7 +1133,7 @@ static void op_to_device(input *in)
     const nd_array *r = out_end(&o, "to_device", nd_to_device(&S.slot[a], dev, out));
     if (r != NULL) {
         check_new_compact("to_device", r, dev);
-        compare_with_reference(&(fz_call){ .op = "to_device", .code = -1, .a = &before,
+        compare_with_reference(&(fz_call){ .op = "to_device", .a = &before,
                                            .out = r });
     }
     nd_release(&before);
