@@ -21,8 +21,11 @@ DEVICE ?= cpu
 FUZZ_CC ?= clang
 FUZZ_CXX ?= clang++
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_CFLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L $(FUZZ_SAN)
-FUZZ_CXXFLAGS := -std=c++17 -g -O1 -Wall -Wextra -Werror $(FUZZ_SAN)
+# No -Werror for the tree: gcc's -Werror builds hold it to that already,
+# and clang warns about other things (an unused static inline function in
+# a skeleton).  The harness is held to it.
+FUZZ_CFLAGS := -std=c11 -g -O1 -Wall -Wextra -D_POSIX_C_SOURCE=200809L $(FUZZ_SAN)
+FUZZ_CXXFLAGS := -std=c++17 -g -O1 -Wall -Wextra $(FUZZ_SAN)
 # The library and the lessons' .cu files carry libFuzzer's coverage
 # instrumentation; the emulator's scheduler does not (its paths are noise).
 FUZZ_COV := -fsanitize=fuzzer-no-link
@@ -67,7 +70,7 @@ $(FZ)/emu.o: $(EMU)/emu.cpp $(wildcard $(EMU)/include/*.h)
 
 $(FUZZ_BIN): tests/fuzz/fuzz_nd.c $(FUZZ_OBJS)
 	@$(if $(Q),echo "  CLANG   $< (libFuzzer)")
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -I$(FUZZ_TREE)/include \
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Werror -fsanitize=fuzzer -MMD -MP -I$(FUZZ_TREE)/include \
 		-c $< -o $(FZ)/fuzz_nd.o
 	$(Q)$(FUZZ_CXX) $(FUZZ_SAN) -fsanitize=fuzzer $(FZ)/fuzz_nd.o $(FUZZ_OBJS) -lm -o $@
 
