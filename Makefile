@@ -263,6 +263,7 @@ $(RUNNER): $(TEST_OBJS) $(B)/libnd.a
 -include docs/docs.mk
 -include tests/workflow.mk
 -include grader/emu/profile.mk
+-include tests/fuzz/fuzz.mk
 
 # The GPU benchmarks: nvcc, cuBLAS, linked with the library the tests ran
 # (build/TREE/normal-gpu/); they run only on a GPU (make bench, make

@@ -9,8 +9,10 @@
 #   install-deps.sh --bench   also what `make bench` needs (OpenBLAS)
 #   install-deps.sh --dev     also what `make watch` (inotify-tools) and
 #                             `make compile_commands.json` (bear) want
+#   install-deps.sh --fuzz    also what `make fuzz` needs (clang, libFuzzer)
 #   install-deps.sh --check   also what `make check` needs (the docs, a
-#                             headless Chromium, patch, and --dev's tools)
+#                             headless Chromium, patch, --dev's and --fuzz's
+#                             tools)
 set -euo pipefail
 
 # "how to tell it is here" and the Debian package that provides it
@@ -28,14 +30,16 @@ checks=(
 )
 docs=("file:/usr/share/javascript/katex/katex.min.js libjs-katex" "cmd:gnuplot          gnuplot-nox")
 dev=("cmd:inotifywait        inotify-tools" "cmd:bear             bear")
+fuzz=("cmd:clang            clang" "rt:fuzzer            libclang-rt-14-dev")
 case "${1:-}" in
     "") ;;
     --docs)  checks+=("${docs[@]}") ;;
     --bench) checks+=("h:cblas.h           libopenblas-dev") ;;
     --dev)   checks+=("${dev[@]}") ;;
+    --fuzz)  checks+=("${fuzz[@]}") ;;
     --check) checks+=("${docs[@]}" "cmd:chromium         chromium" "cmd:patch            patch"
-                      "${dev[@]}") ;;
-    *) echo "usage: install-deps.sh [--docs|--bench|--dev|--check]" >&2; exit 2 ;;
+                      "${dev[@]}" "${fuzz[@]}") ;;
+    *) echo "usage: install-deps.sh [--docs|--bench|--dev|--fuzz|--check]" >&2; exit 2 ;;
 esac
 
 missing=()
@@ -47,6 +51,9 @@ for entry in "${checks[@]}"; do
         pc)  command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$name" && continue ;;
         h)   echo "#include <$name>" | cc -E -x c - >/dev/null 2>&1 && continue ;;
         file) [ -e "$name" ] && continue ;;
+        # a clang runtime library, e.g. libclang_rt.fuzzer-x86_64.a
+        rt)  f=$(clang -print-file-name="libclang_rt.$name-$(uname -m).a" 2>/dev/null) &&
+             [ -e "$f" ] && continue ;;
     esac
     missing+=("$pkg")
 done

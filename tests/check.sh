@@ -40,6 +40,10 @@
 #      racecheck names the lines of a transpose without its barriers
 #  11. the web book builds (every snippet tag exists, no pasted code, the
 #      included code compiles) and every page loads in headless Chromium
+#  11. the fuzzer (tests/fuzz/, clang's libFuzzer with ASan and UBSan)
+#      replays its seeds and every input that ever found a bug, on the CPU
+#      and on the CUDA device, then fuzzes 60 s (CPU) and 20 s (CUDA);
+#      each run prints its exec count
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -299,6 +303,22 @@ rm -rf "$mutant" "build/$(echo "$mutant/tree" | tr / _)"
 
 echo "== the web book"
 run "make docs-check (snippets, figures, pages in Chromium)" make docs-check
+
+echo "== the fuzzer (the corpus, then 60 s on the CPU and 20 s on the CUDA device)"
+if make fuzz-build >"$logs/fuzz-build.log" 2>&1; then
+    for run in cpu:60 cuda:20; do
+        dev=${run%%:*} log="$logs/fuzz-${run%%:*}.log"
+        if bash tests/fuzz/fuzz.sh build/fuzz/solution/fuzz_nd "$dev" "${run#*:}" >"$log" 2>&1; then
+            ok "$(tail -n 1 "$log")"
+        else
+            bad "fuzz ($dev) found a bug (log: $log)"
+            tail -n 25 "$log" | sed 's/^/        /'
+        fi
+    done
+else
+    bad "build the fuzzer (log: $logs/fuzz-build.log)"
+    tail -n 25 "$logs/fuzz-build.log" | sed 's/^/        /'
+fi
 
 echo
 echo "$passed passed, $failed failed"

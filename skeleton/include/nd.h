@@ -27,7 +27,10 @@
  * ("reshape: cannot view 12 elements of shape (3,4) as shape (5,2), 10
  * elements"), and every output argument is left exactly as it was: no
  * function writes a half-made result.  Functions never abort or crash on
- * bad input, NULL pointers included.
+ * bad input, NULL pointers included.  A shape given as an argument, or the
+ * shape a result would have, is checked by rule 1 of "Valid arrays" below:
+ * where an error list says "negative size", it also means a shape with too
+ * many elements (ND_ERR_ARG, "... has too many elements").
  *
  * Threads.  The error message is thread-local; arrays themselves are not
  * locked, so do not share one array between threads that write to it.
@@ -53,6 +56,11 @@ extern "C" {
 
 /* The most axes an array may have.  Asking for more is ND_ERR_ARG. */
 #define ND_MAX_DIMS 8
+
+/* The most elements a shape may describe: 2^58 floats, 2^60 bytes, so that
+ * every element count, byte count and compact stride fits in int64 with
+ * room to spare.  See "Valid arrays" below. */
+#define ND_MAX_NUMEL ((int64_t)1 << 58)
 
 typedef enum nd_status {
     ND_OK = 0,
@@ -110,6 +118,34 @@ typedef struct nd_buffer {
     nd_device device;    /* where ptr lives                               */
 } nd_buffer;
 
+/* Valid arrays.  Every array the library makes, and every view it accepts
+ * (nd_as_strided, through which every view is made, checks all of this),
+ * follows four rules:
+ *
+ *   1. Shape.  0 <= ndim <= ND_MAX_DIMS, every size >= 0, and the sizes
+ *      OTHER THAN 0 multiply to at most ND_MAX_NUMEL.  Leaving the zeros out
+ *      makes the rule independent of the order of the axes: a shape is
+ *      valid exactly when each of its permutations is, (0, 2^40, 2^40) is as
+ *      invalid as (2^40, 2^40), and every partial product, so every compact
+ *      stride, fits in int64 (NumPy checks the same way).  Breaking the rule
+ *      is ND_ERR_ARG, "has too many elements".
+ *   2. An array with elements lies inside its buffer: every element it
+ *      reaches, offset + index[0]*strides[0] + ..., is in 0 .. size-1, where
+ *      size is the buffer's size in floats.  For each stride this bounds
+ *      (shape[k] - 1) * |strides[k]|, so no sum of index * stride over the
+ *      array's elements can overflow.
+ *   3. An array with no elements reaches nothing: its offset is in 0 .. size.
+ *   4. Strides that are never stepped along, those of size-1 axes and all
+ *      strides of an array with no elements, may hold any int64 value,
+ *      INT64_MIN included.  They are kept as given, not normalised (NumPy
+ *      keeps them too, and nd_format shows them), so arithmetic on them can
+ *      overflow: the library does such arithmetic only with overflow checks
+ *      (nd_diagonal adds two strides, nd_simplify_dims multiplies one by a
+ *      size), and no loop over elements runs on an array with no elements.
+ *
+ * Breaking rules 2 and 3 is ND_ERR_LAYOUT.  A struct filled in by hand,
+ * not made by the library, must follow the rules too. */
+
 /* A view of a buffer as an n-dimensional array of floats. */
 typedef struct nd_array {
     nd_buffer *buf;                    /* shared, refcounted; NULL if empty
@@ -129,7 +165,8 @@ typedef struct nd_array {
  * `shape` may be NULL when ndim is 0 (a scalar, one element); `data` may be
  * NULL only when the shape has no elements.  *out gets a new reference.
  * Errors: ND_ERR_ARG (NULL out, ndim < 0 or > ND_MAX_DIMS, negative size,
- * NULL data), ND_ERR_NOMEM, ND_ERR_DEVICE. */
+ * too many elements (rule 1 of "Valid arrays"), NULL data, unknown
+ * device), ND_ERR_NOMEM, ND_ERR_DEVICE. */
 nd_status nd_from_host(nd_device dev, int ndim, const int64_t *shape,
                        const float *data, nd_array *out);
 
@@ -144,11 +181,13 @@ nd_status nd_empty(nd_device dev, int ndim, const int64_t *shape, nd_array *out)
 nd_status nd_arange(nd_device dev, int64_t n, nd_array *out);
 
 /* A new view of a's buffer with any shape, strides and offset (NumPy's
- * as_strided), checked: every element the view can reach must lie inside
- * the buffer.  The lesson 1 views are built on it.  out may alias a.
- * Errors: ND_ERR_ARG (NULL pointer, ndim out of range, negative size),
- * ND_ERR_LAYOUT (the view reaches outside the buffer; the message gives
- * the lowest and highest element it reaches and the buffer's size). */
+ * as_strided), checked against the rules of "Valid arrays": every element
+ * the view can reach must lie inside the buffer.  The lesson 1 views are
+ * built on it.  out may alias a.
+ * Errors: ND_ERR_ARG (NULL pointer, ndim out of range, negative size, too
+ * many elements), ND_ERR_LAYOUT (the view reaches outside the buffer; the
+ * message gives the lowest and highest element it reaches, or says that
+ * they are beyond int64, and the buffer's size). */
 nd_status nd_as_strided(const nd_array *a, int ndim, const int64_t *shape,
                         const int64_t *strides, int64_t offset, nd_array *out);
 

@@ -57,7 +57,8 @@ nd_status nd_offset_of(const nd_array *a, const int64_t *index, int64_t *offset)
         return nd_fail(ND_ERR_ARG, "offset_of: argument '%s' is NULL",
                        offset == NULL ? "offset" : "index");
     /* TODO (lesson 1): write nd_offset_of. */
-    /* offset + sum of index[k] * strides[k]; check each index first. */
+    /* offset + sum of index[k] * strides[k].  Check every index before
+     * adding any: an array with no elements may carry any strides. */
     return nd_not_implemented("nd_offset_of", 1);
 }
 //@ end snippet offset_of
@@ -142,7 +143,9 @@ nd_status nd_slice(const nd_array *a, int n, const nd_index *idx, nd_array *out)
                        out == NULL ? "out" : "idx");
     /* TODO (lesson 1): write nd_slice. */
     /* Per axis: an integer moves the offset and drops the axis; a
-     * slice moves the offset to its first position and keeps stride * step. */
+     * slice moves the offset to its first position and keeps stride * step
+     * (nd_mul_ok: with a huge step it can overflow, and is then never used).
+     * Move the offset only when a has elements. */
     (void)slice_bounds; /* the helper above is yours too: write it, then use it here */
     return nd_not_implemented("nd_slice", 1);
 }
@@ -161,7 +164,9 @@ nd_status nd_diagonal(const nd_array *a, int64_t offset, int axis1, int axis2, n
         return nd_fail(ND_ERR_ARG, "diagonal: argument 'out' is NULL");
     /* TODO (lesson 1): write nd_diagonal. */
     /* Remove axis1 and axis2, append an axis of the diagonal's length
-     * with stride strides[axis1] + strides[axis2]; offset picks the start. */
+     * with stride strides[axis1] + strides[axis2] (nd_add_ok: strides of
+     * size-1 axes may be anything, and the sum can overflow); offset picks
+     * the start, which moves only when a has elements. */
     (void)offset; (void)axis1; (void)axis2;
     return nd_not_implemented("nd_diagonal", 1);
 }

@@ -55,7 +55,8 @@ nd_status nd_simplify_dims(int *ndim, int64_t *shape, int64_t *strides_a, int64_
         return nd_fail(ND_ERR_ARG, "simplify_dims: argument 'strides_a' is NULL");
     /* TODO (lesson 2): write nd_simplify_dims. */
     /* Drop size-1 axes; merge axis k into the kept axis before it
-     * when strides[prev] == shape[k] * strides[k] for every operand. */
+     * when strides[prev] == shape[k] * strides[k] for every operand.
+     * Multiply with nd_mul_ok: the product can overflow int64. */
     (void)strides_b;
     return nd_not_implemented("nd_simplify_dims", 2);
 }
@@ -150,7 +151,7 @@ nd_status nd_compact(const nd_array *a, nd_array *out)
     if (out == NULL)
         return nd_fail(ND_ERR_ARG, "compact: argument 'out' is NULL");
     nd_array made;
-    if ((s = nd_empty(a->buf->device, a->ndim, a->shape, &made)) != ND_OK)
+    if ((s = nd_empty_for("compact", a->buf->device, a->ndim, a->shape, &made)) != ND_OK)
         return s;
     s = a->buf->device == ND_CUDA ? nd_cuda_compact(a, &made) : gather_cpu(a, nd_data(&made));
     if (s != ND_OK) {

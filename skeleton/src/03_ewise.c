@@ -270,7 +270,7 @@ nd_status nd_binary(nd_binop op, const nd_array *a, const nd_array *b, nd_array 
     int64_t shape[ND_MAX_DIMS];
     nd_array made;
     if ((s = broadcast_shape(a, b, &ndim, shape, "binary")) != ND_OK ||
-        (s = nd_empty(a->buf->device, ndim, shape, &made)) != ND_OK)
+        (s = nd_empty_for("binary", a->buf->device, ndim, shape, &made)) != ND_OK)
         return s;
     if ((s = binary_run(op, a, b, &made)) != ND_OK) {
         nd_release(&made);
@@ -322,7 +322,7 @@ nd_status nd_scalar(nd_binop op, const nd_array *a, float value, nd_array *out)
     if (out == NULL)
         return nd_fail(ND_ERR_ARG, "scalar: argument 'out' is NULL");
     nd_array made;
-    if ((s = nd_empty(a->buf->device, a->ndim, a->shape, &made)) != ND_OK)
+    if ((s = nd_empty_for("scalar", a->buf->device, a->ndim, a->shape, &made)) != ND_OK)
         return s;
     if ((s = scalar_run(op, a, value, &made)) != ND_OK) {
         nd_release(&made);
@@ -362,7 +362,7 @@ nd_status nd_unary(nd_unop op, const nd_array *a, nd_array *out)
     if (out == NULL)
         return nd_fail(ND_ERR_ARG, "unary: argument 'out' is NULL");
     nd_array made;
-    if ((s = nd_empty(a->buf->device, a->ndim, a->shape, &made)) != ND_OK)
+    if ((s = nd_empty_for("unary", a->buf->device, a->ndim, a->shape, &made)) != ND_OK)
         return s;
     if ((s = unary_run(op, &made, a)) != ND_OK) {
         nd_release(&made);

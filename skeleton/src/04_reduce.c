@@ -206,10 +206,20 @@ nd_status nd_reduce(nd_reduce_op op, const nd_array *a, int naxes, const int *ax
     if ((s = plan_reduce(op, name, a, naxes, axes, keepdims, &p)) != ND_OK)
         return s;
     nd_array v, made;
+    if (nd_numel(a) == 0) {
+        /* Nothing to fold: every output is the sum of no elements, 0 (a
+         * max here has no outputs, or the plan refused it).  No kernel
+         * runs, as none ever runs on an array with no elements, whose
+         * strides may be anything (nd.h, "Valid arrays"). */
+        if ((s = nd_zeros_for(name, a->buf->device, p.out_ndim, p.out_shape, &made)) != ND_OK)
+            return s;
+        nd_replace(a, out, &made);
+        return ND_OK;
+    }
     if ((s = nd_permute(a, p.perm, &v)) != ND_OK)
         return s;
     /* Allocate the output, then run the kernel. */
-    if ((s = nd_empty(a->buf->device, p.out_ndim, p.out_shape, &made)) == ND_OK &&
+    if ((s = nd_empty_for(name, a->buf->device, p.out_ndim, p.out_shape, &made)) == ND_OK &&
         (s = a->buf->device == ND_CUDA ? nd_cuda_reduce(op, &v, p.nkept, &made)
                                        : reduce_cpu(op, &v, p.nkept, nd_data(&made))) != ND_OK)
         nd_release(&made);

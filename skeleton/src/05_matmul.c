@@ -300,6 +300,20 @@ static nd_status matmul_operands(const nd_array *a, const nd_array *b, const nd_
     shape_b[nd - 1] = n;
     shape[nd - 2] = m;
     shape[nd - 1] = n;
+    /* Valid inputs can still make shapes with too many elements (rule 1 of
+     * "Valid arrays" in nd.h): (0,2^40,1) @ (1,2^40) gives (0,2^40,2^40). */
+    const int64_t *made[3] = { shape, shape_a, shape_b };
+    static const char *const what[3] = { "the result", "a broadcast to the batch axes",
+                                         "b broadcast to the batch axes" };
+    for (int i = 0; i < 3; i++) {
+        if (nd_check_shape(nd, made[i], op) != ND_OK) {
+            char sm[SHAPE_STR];
+            return nd_fail(ND_ERR_ARG, "%s: shapes %s and %s: %s would have shape %s, too many "
+                           "elements: its sizes other than 0 multiply to more than 2^58 "
+                           "(ND_MAX_NUMEL)", op, sa, sb, what[i],
+                           nd_shape_str(nd, made[i], sm, sizeof sm));
+        }
+    }
     if ((s = nd_broadcast_to(a, nd, shape_a, x)) != ND_OK)
         return s;
     if ((s = nd_broadcast_to(b, nd, shape_b, y)) != ND_OK) {
@@ -338,9 +352,14 @@ static nd_status matmul(const nd_array *a, const nd_array *b, nd_array *out, boo
     nd_status s = matmul_operands(a, b, out, op, &x, &y, &ndim, shape);
     if (s != ND_OK)
         return s;
-    if ((s = nd_empty(a->buf->device, ndim, shape, &made)) == ND_OK &&
-        (s = a->buf->device == ND_CUDA ? nd_cuda_matmul(&x, &y, &made, tiled)
-                                       : matmul_cpu(&x, &y, &made, tiled)) != ND_OK)
+    /* With k == 0 every output is the empty sum, 0, and a and b have no
+     * elements, so their strides may be anything (nd.h, "Valid arrays"):
+     * no kernel runs on them.  A result with no elements needs none. */
+    if (a->shape[a->ndim - 1] == 0 || nd_shape_numel(ndim, shape) == 0)
+        s = nd_zeros_for(op, a->buf->device, ndim, shape, &made);
+    else if ((s = nd_empty_for(op, a->buf->device, ndim, shape, &made)) == ND_OK &&
+             (s = a->buf->device == ND_CUDA ? nd_cuda_matmul(&x, &y, &made, tiled)
+                                            : matmul_cpu(&x, &y, &made, tiled)) != ND_OK)
         nd_release(&made);
     nd_release(&x);
     nd_release(&y);

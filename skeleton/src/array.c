@@ -99,6 +99,8 @@ nd_status nd_check_shape(int ndim, const int64_t *shape, const char *op)
                        op, ndim, ND_MAX_DIMS);
     if (ndim > 0 && shape == NULL)
         return nd_fail(ND_ERR_ARG, "%s: shape is NULL but ndim is %d", op, ndim);
+    /* n: the product of the sizes other than 0.  Skipping the zeros makes
+     * the check the same for every order of the axes. */
     int64_t n = 1;
     for (int k = 0; k < ndim; k++) {
         if (shape[k] < 0) {
@@ -106,13 +108,12 @@ nd_status nd_check_shape(int ndim, const int64_t *shape, const char *op)
             return nd_fail(ND_ERR_ARG, "%s: shape %s has a negative size on axis %d",
                            op, nd_shape_str(ndim, shape, s, sizeof s), k);
         }
-        /* Keep the byte count representable: at most 2^60 bytes. */
-        if (shape[k] != 0 && n > ((int64_t)1 << 58) / shape[k]) {
+        if (shape[k] > 0 && (!nd_mul_ok(n, shape[k], &n) || n > ND_MAX_NUMEL)) {
             char s[SHAPE_STR];
-            return nd_fail(ND_ERR_ARG, "%s: shape %s has too many elements",
+            return nd_fail(ND_ERR_ARG, "%s: shape %s has too many elements: its sizes other "
+                           "than 0 multiply to more than 2^58 (ND_MAX_NUMEL)",
                            op, nd_shape_str(ndim, shape, s, sizeof s));
         }
-        n *= shape[k];
     }
     return ND_OK;
 }
@@ -164,15 +165,33 @@ nd_status nd_device_available(nd_device dev, const char **name)
     }
     if (dev == ND_CUDA)
         return nd_cuda_probe(name);
-    return nd_fail(ND_ERR_ARG, "device: unknown device %d", (int)dev);
+    return nd_fail(ND_ERR_ARG, "device_available: unknown device %d; it must be ND_CPU (0) "
+                   "or ND_CUDA (1)", (int)dev);
 }
 
 /* Host allocations are 64-byte aligned (a cache line, and any SIMD load). */
 #define ALIGN 64
 
+/* Whether arrays can be made on dev, as nd_device_available, with errors
+ * that name the operation `op` that wants one. */
+static nd_status device_usable(nd_device dev, const char *op)
+{
+    if (dev != ND_CPU && dev != ND_CUDA)
+        return nd_fail(ND_ERR_ARG, "%s: unknown device %d; it must be ND_CPU (0) or "
+                       "ND_CUDA (1)", op, (int)dev);
+    nd_status s = dev == ND_CUDA ? nd_cuda_probe(NULL) : ND_OK;
+    if (s != ND_OK) {
+        /* CUDA's own message says what is wrong with the device */
+        char why[sizeof last_error];
+        snprintf(why, sizeof why, "%s", last_error);
+        return nd_fail(s, "%s: the CUDA device cannot be used (%s)", op, why);
+    }
+    return ND_OK;
+}
+
 static nd_status device_alloc(nd_device dev, size_t nbytes, void **ptr, const char *op)
 {
-    nd_status s = nd_device_available(dev, NULL);
+    nd_status s = device_usable(dev, op);
     if (s != ND_OK)
         return s;
     if (dev == ND_CUDA)
@@ -277,26 +296,33 @@ static void row_major_strides(int ndim, const int64_t *shape, int64_t *strides)
     }
 }
 
-nd_status nd_empty(nd_device dev, int ndim, const int64_t *shape, nd_array *out)
+nd_status nd_empty_for(const char *op, nd_device dev, int ndim, const int64_t *shape,
+                       nd_array *out)
 {
-    nd_status s = nd_check_shape(ndim, shape, "empty");
+    nd_status s = nd_check_shape(ndim, shape, op);
     if (s != ND_OK)
         return s;
     if (out == NULL)
-        return nd_fail(ND_ERR_ARG, "empty: argument 'out' is NULL");
+        return nd_fail(ND_ERR_ARG, "%s: argument 'out' is NULL", op);
     nd_array made = { .ndim = ndim };
     for (int k = 0; k < ndim; k++)
         made.shape[k] = shape[k];
     row_major_strides(ndim, shape, made.strides);
     size_t nbytes = (size_t)nd_shape_numel(ndim, shape) * sizeof(float);
-    s = buffer_new(dev, nbytes, &made.buf, "empty");
+    s = buffer_new(dev, nbytes, &made.buf, op);
     if (s != ND_OK)
         return s;
     *out = made;
     return ND_OK;
 }
 
-/* A new compact array holding a copy of the host floats `data` on dev.  `op` names the public function in messages. */
+nd_status nd_empty(nd_device dev, int ndim, const int64_t *shape, nd_array *out)
+{
+    return nd_empty_for("empty", dev, ndim, shape, out);
+}
+
+/* A new compact array holding a copy of the host floats `data` on dev.
+ * `op` names the public function in messages. */
 static nd_status from_host_floats(nd_device dev, int ndim, const int64_t *shape,
                                   const float *data, nd_array *out, const char *op)
 {
@@ -309,7 +335,7 @@ static nd_status from_host_floats(nd_device dev, int ndim, const int64_t *shape,
     if (data == NULL && n > 0)
         return nd_fail(ND_ERR_ARG, "%s: data is NULL for %" PRId64 " elements", op, n);
     nd_array made;
-    if ((s = nd_empty(dev, ndim, shape, &made)) != ND_OK)
+    if ((s = nd_empty_for(op, dev, ndim, shape, &made)) != ND_OK)
         return s;
     s = device_copy(dev, made.buf->ptr, data, (size_t)n * sizeof(float), true, op);
     if (s != ND_OK) {
@@ -326,22 +352,40 @@ nd_status nd_from_host(nd_device dev, int ndim, const int64_t *shape,
     return from_host_floats(dev, ndim, shape, data, out, "from_host");
 }
 
-/* A host block of n floats, v[i] = value + i * step, for full and arange. */
+/* A new compact array with v[i] = value + i * step in row-major order, for
+ * zeros, full and arange.  On the CPU it is filled in place; for another
+ * device it is filled in host memory and copied over. */
 static nd_status make_ramp(nd_device dev, int ndim, const int64_t *shape, float value,
                            float step, nd_array *out, const char *op)
 {
-    nd_status s = nd_check_shape(ndim, shape, op);
+    nd_array made;   /* a NULL out is passed on, so that it is checked as nd_empty does */
+    nd_status s = nd_empty_for(op, dev, ndim, shape, out == NULL ? NULL : &made);
     if (s != ND_OK)
         return s;
-    int64_t n = nd_shape_numel(ndim, shape);
-    float *host = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
-    if (host == NULL)
+    int64_t n = nd_numel(&made);
+    float *host = dev == ND_CPU ? nd_data(&made) : malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
+    if (host == NULL) {
+        nd_release(&made);
         return nd_fail(ND_ERR_NOMEM, "%s: cannot allocate %" PRId64 " floats", op, n);
+    }
     for (int64_t i = 0; i < n; i++)
         host[i] = step == 0.0f ? value : value + (float)i * step; /* keeps -0.0, NaN */
-    s = from_host_floats(dev, ndim, shape, host, out, op);
-    free(host);
-    return s;
+    if (dev != ND_CPU) {
+        s = device_copy(dev, made.buf->ptr, host, (size_t)n * sizeof(float), true, op);
+        free(host);
+        if (s != ND_OK) {
+            nd_release(&made);
+            return s;
+        }
+    }
+    *out = made;
+    return ND_OK;
+}
+
+nd_status nd_zeros_for(const char *op, nd_device dev, int ndim, const int64_t *shape,
+                       nd_array *out)
+{
+    return make_ramp(dev, ndim, shape, 0.0f, 0.0f, out, op);
 }
 
 nd_status nd_full(nd_device dev, int ndim, const int64_t *shape, float value,
@@ -352,12 +396,32 @@ nd_status nd_full(nd_device dev, int ndim, const int64_t *shape, float value,
 
 nd_status nd_zeros(nd_device dev, int ndim, const int64_t *shape, nd_array *out)
 {
-    return make_ramp(dev, ndim, shape, 0.0f, 0.0f, out, "zeros");
+    return nd_zeros_for("zeros", dev, ndim, shape, out);
 }
 
 nd_status nd_arange(nd_device dev, int64_t n, nd_array *out)
 {
     return make_ramp(dev, 1, &n, 0.0f, 1.0f, out, "arange");
+}
+
+/* The lowest and highest element a view with elements reaches, in *lo and
+ * *hi: the offset plus, per axis, (shape[k] - 1) * strides[k] where that is
+ * negative, or where it is positive.  false when they lie beyond int64,
+ * as with offset INT64_MAX and a stride of 1 (such a view reaches outside
+ * every buffer). */
+static bool view_reach(int ndim, const int64_t *shape, const int64_t *strides,
+                       int64_t offset, int64_t *lo, int64_t *hi)
+{
+    *lo = *hi = offset;
+    for (int k = 0; k < ndim; k++) {
+        int64_t reach;
+        if (shape[k] == 1)
+            continue;   /* never stepped along: any stride will do */
+        if (!nd_mul_ok(shape[k] - 1, strides[k], &reach) ||
+            !(reach < 0 ? nd_add_ok(*lo, reach, lo) : nd_add_ok(*hi, reach, hi)))
+            return false;
+    }
+    return true;
 }
 
 nd_status nd_as_strided(const nd_array *a, int ndim, const int64_t *shape,
@@ -371,31 +435,28 @@ nd_status nd_as_strided(const nd_array *a, int ndim, const int64_t *shape,
     if ((ndim > 0 && strides == NULL) || out == NULL)
         return nd_fail(ND_ERR_ARG, "as_strided: argument '%s' is NULL",
                        out == NULL ? "out" : "strides");
-    /* The lowest and highest element the view reaches.  An empty view
-     * reaches nothing; its offset must still lie within the buffer. */
-    int64_t size = (int64_t)(a->buf->nbytes / sizeof(float));
-    int64_t lo = offset, hi = offset;
+    /* Rules 2 and 3 of "Valid arrays" (nd.h): the elements reached lie in
+     * the buffer; an empty view reaches nothing, but its offset must still
+     * lie within the buffer (at its end at most). */
+    int64_t size = (int64_t)(a->buf->nbytes / sizeof(float)), lo = offset, hi = offset;
     bool empty = nd_shape_numel(ndim, shape) == 0;
-    for (int k = 0; k < ndim && !empty; k++) {
-        if (shape[k] == 1)
-            continue;   /* never stepped along: any stride will do */
-        if (strides[k] > INT64_MAX / 2 / shape[k] || strides[k] < -INT64_MAX / 2 / shape[k])
-            return nd_fail(ND_ERR_LAYOUT, "as_strided: stride %" PRId64
-                           " on axis %d overflows", strides[k], k);
-        int64_t reach = (shape[k] - 1) * strides[k];
-        if (reach < 0)
-            lo += reach;
-        else
-            hi += reach;
-    }
-    if (lo < 0 || (empty ? offset > size : hi >= size)) {
-        char sh[SHAPE_STR], st[SHAPE_STR];
+    char sh[SHAPE_STR], st[SHAPE_STR];
+    if (!empty && !view_reach(ndim, shape, strides, offset, &lo, &hi))
+        return nd_fail(ND_ERR_LAYOUT, "as_strided: a view of shape %s, strides %s, offset %"
+                       PRId64 " reaches elements beyond the range of int64, outside its "
+                       "buffer of %" PRId64 " elements",
+                       nd_shape_str(ndim, shape, sh, sizeof sh),
+                       nd_shape_str(ndim, strides, st, sizeof st), offset, size);
+    if (empty && (offset < 0 || offset > size))
+        return nd_fail(ND_ERR_LAYOUT, "as_strided: a view of shape %s, with no elements, has "
+                       "offset %" PRId64 "; it must be 0..%" PRId64 " (the buffer's size)",
+                       nd_shape_str(ndim, shape, sh, sizeof sh), offset, size);
+    if (!empty && (lo < 0 || hi >= size))
         return nd_fail(ND_ERR_LAYOUT, "as_strided: a view of shape %s, strides %s, offset %"
                        PRId64 " reaches elements %" PRId64 "..%" PRId64
                        ", outside its buffer of %" PRId64 " elements",
                        nd_shape_str(ndim, shape, sh, sizeof sh),
                        nd_shape_str(ndim, strides, st, sizeof st), offset, lo, hi, size);
-    }
     nd_array made = { .buf = a->buf, .ndim = ndim, .offset = offset };
     for (int k = 0; k < ndim; k++) {
         made.shape[k] = shape[k];
@@ -472,7 +533,7 @@ nd_status nd_to_device(const nd_array *a, nd_device dev, nd_array *out)
         return s;
     if (out == NULL)
         return nd_fail(ND_ERR_ARG, "to_device: argument 'out' is NULL");
-    if ((s = nd_device_available(dev, NULL)) != ND_OK)
+    if ((s = device_usable(dev, "to_device")) != ND_OK)
         return s;
     /* Through host memory, with the framework's own gather: moving data
      * between devices must not depend on any lesson's kernels. */
@@ -509,7 +570,9 @@ static void sb_printf(strbuf *b, const char *fmt, ...)
     for (;;) {
         va_list ap;
         va_start(ap, fmt);
-        int n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+        /* Before the first allocation s is NULL, and NULL + 0 is undefined
+         * behaviour in C: ask for the length alone. */
+        int n = vsnprintf(b->s == NULL ? NULL : b->s + b->len, b->cap - b->len, fmt, ap);
         va_end(ap);
         if (n < 0) {
             b->failed = true;
@@ -549,11 +612,14 @@ static void format_float(float v, char *dst, size_t cap)
     }
 }
 
+/* A view being printed.  Only the elements shown are read, straight from
+ * a host copy of the buffer, so a summarised view of 2^40 elements (a
+ * broadcast) costs no more than one of 2000. */
 typedef struct {
     const nd_array *a;
-    const float *v;   /* a's elements, row-major */
+    const float *buf; /* a's buffer in host memory: element offsets index it */
     bool summarise;
-    int width;        /* of the widest element */
+    int width;        /* of the widest element shown */
     strbuf *out;
 } printer;
 
@@ -562,6 +628,27 @@ typedef struct {
 static bool at_ellipsis(const printer *p, int64_t i, int64_t n)
 {
     return p->summarise && n > 2 * EDGE && i == EDGE;
+}
+
+/* Set p->width to the width of the widest element shown of the block of
+ * axes k.. at buffer offset `off`. */
+static void measure(printer *p, int k, int64_t off)
+{
+    const nd_array *a = p->a;
+    for (int64_t i = 0, n = a->shape[k]; i < n; i++) {
+        if (at_ellipsis(p, i, n)) {
+            i = n - EDGE - 1;
+            continue;
+        }
+        if (k < a->ndim - 1) {
+            measure(p, k + 1, off + i * a->strides[k]);
+        } else {
+            char e[32];
+            format_float(p->buf[off + i * a->strides[k]], e, sizeof e);
+            if ((int)strlen(e) > p->width)
+                p->width = (int)strlen(e);
+        }
+    }
 }
 
 /* One element (padded to the column width) or "...", after a ", "
@@ -583,12 +670,12 @@ static void print_cell(const printer *p, const char *text, bool first, int inden
     *col += w;
 }
 
-/* Print axis k of the block starting at row-major element `base`; `indent`
- * is the column of this block's '['. */
-static void print_axis(const printer *p, int k, int64_t base, int indent)
+/* Print the block of axes k.. at buffer offset `off`; `indent` is the
+ * column of this block's '['. */
+static void print_axis(const printer *p, int k, int64_t off, int indent)
 {
     const nd_array *a = p->a;
-    int64_t n = a->shape[k], inner = nd_shape_numel(a->ndim - k - 1, a->shape + k + 1);
+    int64_t n = a->shape[k];
     sb_printf(p->out, "[");
     int col = indent + 1;
     for (int64_t i = 0; i < n; i++) {
@@ -596,7 +683,7 @@ static void print_axis(const printer *p, int k, int64_t base, int indent)
         if (k == a->ndim - 1) {
             char e[32] = "...";
             if (!dots)
-                format_float(p->v[base + i], e, sizeof e);
+                format_float(p->buf[off + i * a->strides[k]], e, sizeof e);
             print_cell(p, e, i == 0, indent, &col);
         } else {
             if (i > 0) {
@@ -608,7 +695,7 @@ static void print_axis(const printer *p, int k, int64_t base, int indent)
             if (dots)
                 sb_printf(p->out, "...,");
             else
-                print_axis(p, k + 1, base + i * inner, indent + 1);
+                print_axis(p, k + 1, off + i * a->strides[k], indent + 1);
             if (!dots && i < n - 1)
                 sb_printf(p->out, ",");
         }
@@ -626,36 +713,38 @@ nd_status nd_format(const nd_array *a, char **out)
     if (out == NULL)
         return nd_fail(ND_ERR_ARG, "format: argument 'out' is NULL");
     int64_t n = nd_numel(a);
-    float *v = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
-    if (v == NULL)
-        return nd_fail(ND_ERR_NOMEM, "format: cannot allocate %" PRId64 " floats", n);
-    if ((s = nd_to_host(a, v, (size_t)n)) != ND_OK) {
-        free(v);
-        return s;
+    /* The elements come from the buffer itself on the CPU, and from a host
+     * copy of the whole buffer (the memory it already takes) otherwise. */
+    float *copy = NULL;
+    if (n > 0 && a->buf->device != ND_CPU) {
+        if ((copy = malloc(a->buf->nbytes)) == NULL)
+            return nd_fail(ND_ERR_NOMEM, "format: cannot allocate %zu bytes", a->buf->nbytes);
+        if ((s = device_copy(a->buf->device, copy, a->buf->ptr, a->buf->nbytes, false,
+                             "format")) != ND_OK) {
+            free(copy);
+            return s;
+        }
     }
     strbuf b = { 0 };
-    printer p = { .a = a, .v = v, .summarise = n > SUMMARY_THRESHOLD, .out = &b };
-    /* The width of the widest element shown, so that columns line up. */
-    for (int64_t i = 0; i < n; i++) {
-        char e[32];
-        format_float(v[i], e, sizeof e);
-        if ((int)strlen(e) > p.width)
-            p.width = (int)strlen(e);
-    }
+    printer p = { .a = a, .buf = copy != NULL ? copy : a->buf->ptr,
+                  .summarise = n > SUMMARY_THRESHOLD, .out = &b };
     sb_printf(&b, "array(");
-    if (a->ndim == 0) {
+    if (n == 0) {
+        sb_printf(&b, "[]");   /* as NumPy prints any array with no elements */
+    } else if (a->ndim == 0) {
         char e[32];
-        format_float(v[0], e, sizeof e);
+        format_float(p.buf[a->offset], e, sizeof e);
         sb_printf(&b, "%s", e);
     } else {
-        print_axis(&p, 0, 0, (int)strlen("array("));
+        measure(&p, 0, a->offset);
+        print_axis(&p, 0, a->offset, (int)strlen("array("));
     }
     char sh[SHAPE_STR], st[SHAPE_STR];
     sb_printf(&b, ", shape=%s, strides=%s, offset=%" PRId64 ", device=%s)",
               nd_shape_str(a->ndim, a->shape, sh, sizeof sh),
               nd_shape_str(a->ndim, a->strides, st, sizeof st), a->offset,
               nd_device_name(a->buf->device));
-    free(v);
+    free(copy);
     if (b.failed) {
         free(b.s);
         return nd_fail(ND_ERR_NOMEM, "format: out of memory for the text");

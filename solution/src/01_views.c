@@ -84,18 +84,25 @@ nd_status nd_offset_of(const nd_array *a, const int64_t *index, int64_t *offset)
         return nd_fail(ND_ERR_ARG, "offset_of: argument '%s' is NULL",
                        offset == NULL ? "offset" : "index");
     //@ solution nd_offset_of
-    int64_t off = a->offset;
+    /* Check every index before adding any: an array with no elements may
+     * carry any strides ("Valid arrays" in nd.h), and index * stride could
+     * overflow there before a later axis of size 0 turned out to refuse
+     * every index.  Once all indices are in range, the array has elements
+     * and every partial sum lies inside its buffer. */
     for (int k = 0; k < a->ndim; k++) {
         if (index[k] < 0 || index[k] >= a->shape[k])
             return nd_fail(ND_ERR_INDEX, "offset_of: index %" PRId64
                            " is out of range for axis %d of size %" PRId64,
                            index[k], k, a->shape[k]);
-        off += index[k] * a->strides[k];
     }
+    int64_t off = a->offset;
+    for (int k = 0; k < a->ndim; k++)
+        off += index[k] * a->strides[k];
     *offset = off;
     return ND_OK;
     //@ stub
-    //> /* offset + sum of index[k] * strides[k]; check each index first. */
+    //> /* offset + sum of index[k] * strides[k].  Check every index before
+    //>  * adding any: an array with no elements may carry any strides. */
     //> return nd_not_implemented("nd_offset_of", 1);
     //@ end solution nd_offset_of
 }
@@ -302,8 +309,12 @@ nd_status nd_slice(const nd_array *a, int n, const nd_index *idx, nd_array *out)
                        out == NULL ? "out" : "idx");
     //@ solution nd_slice
     /* Each index moves the offset to its first position; a slice keeps its
-     * axis with stride * step, an integer drops it. */
+     * axis with stride * step, an integer drops it.  If a has no elements,
+     * neither has the result, its offset stays a's, and a's strides may be
+     * anything (nd.h, "Valid arrays"): the offset moves only when a has
+     * elements, and then every position it moves to is inside the buffer. */
     int64_t shape[ND_MAX_DIMS], strides[ND_MAX_DIMS], offset = a->offset;
+    bool moves = nd_numel(a) > 0;
     int m = 0;   /* axes of the result so far */
     for (int k = 0; k < a->ndim; k++) {
         nd_index ix = k < n ? idx[k] : ND_ALL;
@@ -313,7 +324,8 @@ nd_status nd_slice(const nd_array *a, int n, const nd_index *idx, nd_array *out)
             if (i < 0 || i >= size)
                 return nd_fail(ND_ERR_INDEX, "slice: index %" PRId64 " is out of range "
                                "for axis %d of size %" PRId64, ix.i, k, size);
-            offset += i * stride;
+            if (moves)
+                offset += i * stride;
         } else if (ix.kind == ND_INDEX_SLICE) {
             if (ix.step == 0)
                 return nd_fail(ND_ERR_INDEX, "slice: step 0 on axis %d; a slice step "
@@ -324,11 +336,12 @@ nd_status nd_slice(const nd_array *a, int n, const nd_index *idx, nd_array *out)
                 ix.step = -INT64_MAX;
             int64_t first, count;
             slice_bounds(size, ix.start, ix.stop, ix.step, &first, &count);
-            if (count > 0)
+            if (moves && count > 0)
                 offset += first * stride;
-            /* With 0 or 1 positions the stride is never used; a huge step
-             * must then not overflow it. */
-            if (__builtin_mul_overflow(stride, ix.step, &strides[m]))
+            /* stride * step overflows only when the result never steps
+             * along this axis (0 or 1 positions, or no elements at all),
+             * so the stride is never used: keep a's. */
+            if (!nd_mul_ok(stride, ix.step, &strides[m]))
                 strides[m] = stride;
             shape[m++] = count;
         } else {
@@ -342,7 +355,9 @@ nd_status nd_slice(const nd_array *a, int n, const nd_index *idx, nd_array *out)
     return nd_as_strided(a, m, shape, strides, offset, out);
     //@ stub
     //> /* Per axis: an integer moves the offset and drops the axis; a
-    //>  * slice moves the offset to its first position and keeps stride * step. */
+    //>  * slice moves the offset to its first position and keeps stride * step
+    //>  * (nd_mul_ok: with a huge step it can overflow, and is then never used).
+    //>  * Move the offset only when a has elements. */
     //> (void)slice_bounds; /* the helper above is yours too: write it, then use it here */
     //> return nd_not_implemented("nd_slice", 1);
     //@ end solution nd_slice
@@ -370,14 +385,19 @@ nd_status nd_diagonal(const nd_array *a, int64_t offset, int axis1, int axis2, n
                        "a diagonal needs two different axes", ax1);
     /* Element j of the diagonal is (j, j + offset) in the (axis1, axis2)
      * plane for offset >= 0, and (j - offset, j) below the main diagonal.
-     * Stepping j moves along both axes at once: stride s1 + s2. */
+     * Stepping j moves along both axes at once: stride s1 + s2.  The start
+     * moves only when a has elements: an array without any may carry any
+     * strides (nd.h, "Valid arrays"), and its diagonal has none either. */
     int64_t n1 = a->shape[ax1], n2 = a->shape[ax2], len = 0, start = a->offset;
+    bool moves = nd_numel(a) > 0;
     if (offset >= 0 && offset < n2) {
         len = n1 < n2 - offset ? n1 : n2 - offset;
-        start += offset * a->strides[ax2];
+        if (moves)
+            start += offset * a->strides[ax2];
     } else if (offset < 0 && offset > -n1) {
         len = n1 + offset < n2 ? n1 + offset : n2;
-        start += -offset * a->strides[ax1];
+        if (moves)
+            start += -offset * a->strides[ax1];
     }
     int64_t shape[ND_MAX_DIMS], strides[ND_MAX_DIMS];
     int m = 0;
@@ -387,8 +407,13 @@ nd_status nd_diagonal(const nd_array *a, int64_t offset, int axis1, int axis2, n
             strides[m++] = a->strides[k];
         }
     }
+    /* s1 + s2 overflows only when the diagonal is never stepped along: a
+     * result with two or more elements has both strides bounded by the
+     * buffer.  Any stride then does; take 0. */
     shape[m] = len > 0 ? len : 0;
-    strides[m++] = a->strides[ax1] + a->strides[ax2];
+    if (!nd_add_ok(a->strides[ax1], a->strides[ax2], &strides[m]))
+        strides[m] = 0;
+    m++;
     /* An empty result (no diagonal, or another axis of size 0) reaches
      * nothing: keep a's offset. */
     if (nd_shape_numel(m, shape) == 0)
@@ -396,7 +421,9 @@ nd_status nd_diagonal(const nd_array *a, int64_t offset, int axis1, int axis2, n
     return nd_as_strided(a, m, shape, strides, start, out);
     //@ stub
     //> /* Remove axis1 and axis2, append an axis of the diagonal's length
-    //>  * with stride strides[axis1] + strides[axis2]; offset picks the start. */
+    //>  * with stride strides[axis1] + strides[axis2] (nd_add_ok: strides of
+    //>  * size-1 axes may be anything, and the sum can overflow); offset picks
+    //>  * the start, which moves only when a has elements. */
     //> (void)offset; (void)axis1; (void)axis2;
     //> return nd_not_implemented("nd_diagonal", 1);
     //@ end solution nd_diagonal

@@ -81,13 +81,17 @@ nd_status nd_simplify_dims(int *ndim, int64_t *shape, int64_t *strides_a, int64_
     //@ solution nd_simplify_dims
     /* Axis k can join the kept axis before it (m-1) when one step along
      * m-1 is exactly one full run of k, in every operand: then the pair
-     * walks memory like a single axis of shape[m-1] * shape[k]. */
+     * walks memory like a single axis of shape[m-1] * shape[k].  A run
+     * whose length overflows int64 (nd_mul_ok fails) equals no stride;
+     * the strides of an array with no elements may be anything. */
     int m = 0;
     for (int k = 0; k < *ndim; k++) {
+        int64_t run_a, run_b;
         if (shape[k] == 1)
             continue;   /* never stepped along: its stride is irrelevant */
-        if (m > 0 && strides_a[m - 1] == shape[k] * strides_a[k] &&
-            (strides_b == NULL || strides_b[m - 1] == shape[k] * strides_b[k])) {
+        if (m > 0 && nd_mul_ok(shape[k], strides_a[k], &run_a) && strides_a[m - 1] == run_a &&
+            (strides_b == NULL ||
+             (nd_mul_ok(shape[k], strides_b[k], &run_b) && strides_b[m - 1] == run_b))) {
             shape[m - 1] *= shape[k];
             strides_a[m - 1] = strides_a[k];
             if (strides_b != NULL)
@@ -104,7 +108,8 @@ nd_status nd_simplify_dims(int *ndim, int64_t *shape, int64_t *strides_a, int64_
     return ND_OK;
     //@ stub
     //> /* Drop size-1 axes; merge axis k into the kept axis before it
-    //>  * when strides[prev] == shape[k] * strides[k] for every operand. */
+    //>  * when strides[prev] == shape[k] * strides[k] for every operand.
+    //>  * Multiply with nd_mul_ok: the product can overflow int64. */
     //> (void)strides_b;
     //> return nd_not_implemented("nd_simplify_dims", 2);
     //@ end solution nd_simplify_dims
@@ -275,7 +280,7 @@ nd_status nd_compact(const nd_array *a, nd_array *out)
     if (out == NULL)
         return nd_fail(ND_ERR_ARG, "compact: argument 'out' is NULL");
     nd_array made;
-    if ((s = nd_empty(a->buf->device, a->ndim, a->shape, &made)) != ND_OK)
+    if ((s = nd_empty_for("compact", a->buf->device, a->ndim, a->shape, &made)) != ND_OK)
         return s;
     s = a->buf->device == ND_CUDA ? nd_cuda_compact(a, &made) : gather_cpu(a, nd_data(&made));
     if (s != ND_OK) {

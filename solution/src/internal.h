@@ -31,16 +31,60 @@ nd_status nd_not_implemented(const char *name, int lesson);
  * `op` and `arg` name the operation and the argument in the message. */
 nd_status nd_check_array(const nd_array *a, const char *op, const char *arg);
 
-/* Check a shape argument: ndim in 0..ND_MAX_DIMS, shape not NULL when
- * ndim > 0, every size >= 0, and the element count fits in memory. */
+/* Check a shape argument by rule 1 of "Valid arrays" (nd.h): ndim in
+ * 0..ND_MAX_DIMS, shape not NULL when ndim > 0, every size >= 0, and the
+ * sizes other than 0 multiply to at most ND_MAX_NUMEL.  Errors: ND_ERR_ARG,
+ * naming `op`. */
 nd_status nd_check_shape(int ndim, const int64_t *shape, const char *op);
 
-/* The element count of a shape (1 for ndim 0).  Assumes a checked shape. */
+/* The element count of a shape (1 for ndim 0).  Assumes a checked shape,
+ * whose products cannot overflow. */
 int64_t nd_shape_numel(int ndim, const int64_t *shape);
+
+/* ------------------------------------------------------------------------ */
+/* Checked arithmetic on sizes, strides and offsets                          */
+/* ------------------------------------------------------------------------ */
+
+/* The rules of "Valid arrays" (nd.h) bound every size, and every offset an
+ * array with elements reaches, so a loop over elements needs no checks.
+ * They do not bound the strides that are never stepped along (size-1
+ * axes, arrays with no elements): a size times such a stride, or the sum
+ * of two of them, can overflow int64, which in C is undefined behaviour
+ * (UBSan reports it; the compiler may assume it never happens).  Every
+ * such computation goes through these two.  Each stores x + y (x * y) in
+ * *r and returns true when it fits in int64, and returns false, leaving *r
+ * as it was, when it does not. */
+static inline bool nd_add_ok(int64_t x, int64_t y, int64_t *r)
+{
+    int64_t t;
+    if (__builtin_add_overflow(x, y, &t))
+        return false;
+    *r = t;
+    return true;
+}
+
+static inline bool nd_mul_ok(int64_t x, int64_t y, int64_t *r)
+{
+    int64_t t;
+    if (__builtin_mul_overflow(x, y, &t))
+        return false;
+    *r = t;
+    return true;
+}
 
 /* Where a view's floats are when it lives on the CPU.  data[a->offset] is
  * element (0,...,0). */
 static inline float *nd_data(const nd_array *a) { return (float *)a->buf->ptr; }
+
+/* A new compact array of `shape` on dev, for the operation `op` that
+ * makes it as its result: nd_empty_for's contents are undefined,
+ * nd_zeros_for's are 0.  As nd_empty and nd_zeros (which are these with op
+ * "empty" and "zeros"), but every error names `op`: "binary: cannot
+ * allocate 4096 bytes on cpu". */
+nd_status nd_empty_for(const char *op, nd_device dev, int ndim, const int64_t *shape,
+                       nd_array *out);
+nd_status nd_zeros_for(const char *op, nd_device dev, int ndim, const int64_t *shape,
+                       nd_array *out);
 
 /* Whether two arrays live on the same device; if not, an ND_ERR_DEVICE
  * error naming `op`. */

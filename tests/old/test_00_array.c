@@ -6,6 +6,7 @@
  */
 #include "nd_test.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -433,6 +434,190 @@ START_TEST(devices_do_not_mix)
 }
 END_TEST
 
+/* ---------------------------------------------------------------------- */
+/* Extreme shapes, strides and offsets (issue #17): the framework's part   */
+/* of the rules of "Valid arrays" in nd.h.  Each test names the finding of */
+/* the issue it pins down.                                                 */
+/* ---------------------------------------------------------------------- */
+
+#define P2(e) ((int64_t)1 << (e))
+
+/* Finding 1: nd_as_strided's reach is computed without overflow.  A view
+ * whose lowest or highest element lies beyond int64 reaches outside every
+ * buffer; once, offset INT64_MAX wrapped around and was accepted. */
+START_TEST(extreme_as_strided_reach)
+{
+    nd_array base, keep;
+    T_OK(nd_arange(T_DEV, 3, &base));
+    t_poison(&keep);
+    struct {
+        int ndim;
+        int64_t shape[3], strides[3], offset;
+        const char *what;
+    } bad[] = {
+        { 1, { 2 }, { 1 }, INT64_MAX, "offset INT64_MAX, stride 1" },
+        { 1, { 2 }, { -1 }, INT64_MIN, "offset INT64_MIN, stride -1" },
+        { 1, { 3 }, { P2(62) }, 0, "(3 - 1) * 2^62 overflows" },
+        { 1, { 2 }, { INT64_MIN }, 1, "stride INT64_MIN" },
+        { 3, { 2, 2, 2 }, { -P2(62), -P2(62), -P2(62) }, 2, "the lowest element below INT64_MIN" },
+        { 2, { 2, 2 }, { INT64_MAX - 1, INT64_MAX - 1 }, 0, "the highest above INT64_MAX" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        nd_status s = nd_as_strided(&base, bad[i].ndim, bad[i].shape, bad[i].strides,
+                                    bad[i].offset, &keep);
+        ck_assert_msg(s == ND_ERR_LAYOUT && strstr(nd_last_error(), "as_strided") != NULL,
+                      "as_strided of a 3-element buffer, %s: got %s (%s), expected "
+                      "ND_ERR_LAYOUT", bad[i].what, nd_status_name(s), nd_last_error());
+    }
+    t_assert_untouched(&keep, "as_strided of a view beyond int64");
+
+    /* Rule 4: strides never stepped along may be anything, and are kept. */
+    nd_array v;
+    int64_t ones[2] = { 1, 1 }, wild[2] = { INT64_MIN, INT64_MAX };
+    T_OK(nd_as_strided(&base, 2, ones, wild, 2, &v));
+    ck_assert_msg(v.strides[0] == INT64_MIN && v.strides[1] == INT64_MAX,
+                  "as_strided changed the strides of size-1 axes: %s", t_describe(&v));
+    float two = 2;
+    t_assert_values(&v, &two, "a (1,1) view at offset 2 with strides (INT64_MIN,INT64_MAX)", "");
+    nd_release(&v);
+    int64_t none[2] = { 0, P2(58) };
+    T_OK(nd_as_strided(&base, 2, none, wild, 3, &v));   /* offset 3: the end of the buffer */
+    ck_assert_msg(v.strides[0] == INT64_MIN && v.strides[1] == INT64_MAX,
+                  "as_strided changed the strides of an empty view: %s", t_describe(&v));
+    nd_release(&v);
+    T_ERR_OP(nd_as_strided(&base, 2, none, wild, 4, &keep), ND_ERR_LAYOUT, "as_strided");
+    T_ERR_OP(nd_as_strided(&base, 2, none, wild, -1, &keep), ND_ERR_LAYOUT, "as_strided");
+    t_assert_untouched(&keep, "as_strided of an empty view past the buffer");
+    nd_release(&base);
+}
+END_TEST
+
+/* Findings 2 and 3: the element count leaves zeros out, so the rule does
+ * not depend on the order of the axes.  (0,2^62,4) was once accepted and
+ * overflowed later; (7,7,7,7,7,7,0,INT64_MAX) was made, but its permute
+ * failed. */
+START_TEST(extreme_shape_rule)
+{
+    nd_array a, keep;
+    t_poison(&keep);
+    int64_t wide[3] = { 0, P2(62), 4 };
+    T_ERR_OP(nd_empty(T_DEV, 3, wide, &keep), ND_ERR_ARG, "empty");
+    ck_assert_msg(strstr(nd_last_error(), "too many elements") != NULL, "%s", nd_last_error());
+    T_ERR_OP(nd_zeros(T_DEV, 3, wide, &keep), ND_ERR_ARG, "zeros");
+    T_ERR_OP(nd_full(T_DEV, 3, wide, 1.0f, &keep), ND_ERR_ARG, "full");
+    T_ERR_OP(nd_from_host(T_DEV, 3, wide, NULL, &keep), ND_ERR_ARG, "from_host");
+    /* every rotation of a shape is valid or not alike */
+    int64_t seven[8] = { 7, 7, 7, 7, 7, 7, 0, INT64_MAX };
+    for (int r = 0; r < 8; r++) {
+        int64_t rot[8];
+        for (int k = 0; k < 8; k++)
+            rot[k] = seven[(k + r) % 8];
+        T_ERR(nd_empty(T_DEV, 8, rot, &keep), ND_ERR_ARG);
+    }
+    t_assert_untouched(&keep, "making an array of too many elements");
+
+    /* The limit itself: 2^58 elements are allowed, in any order, with 0s
+     * anywhere; one more is not. */
+    T_OK(nd_arange(T_DEV, 1, &a));
+    nd_array v;
+    int64_t most[4] = { P2(29), 0, P2(29), 0 }, zero4[4] = { 0 };
+    for (int r = 0; r < 4; r++) {
+        int64_t rot[4];
+        for (int k = 0; k < 4; k++)
+            rot[k] = most[(k + r) % 4];
+        T_OK(nd_as_strided(&a, 4, rot, zero4, 0, &v));
+        nd_release(&v);
+        int64_t strides[4];
+        T_OK(nd_empty(T_DEV, 4, rot, &v));   /* no elements: no memory */
+        t_row_major(4, rot, strides);
+        for (int k = 0; k < 4; k++)
+            ck_assert_msg(v.strides[k] == strides[k], "nd_empty gave %s; axis %d should have "
+                          "the row-major stride %" PRId64, t_describe(&v), k, strides[k]);
+        nd_release(&v);
+    }
+    int64_t limit[2] = { P2(29), P2(29) }, past[2] = { P2(29), P2(29) + 1 };
+    T_OK(nd_as_strided(&a, 2, limit, zero4, 0, &v));   /* a broadcast of one element */
+    ck_assert_int_eq(nd_numel(&v), ND_MAX_NUMEL);
+    nd_release(&v);
+    T_ERR_OP(nd_as_strided(&a, 2, past, zero4, 0, &keep), ND_ERR_ARG, "as_strided");
+    int64_t empty_wide[3] = { P2(40), 0, P2(18) }, empty_past[3] = { P2(40), 0, P2(18) + 1 };
+    T_OK(nd_zeros(T_DEV, 3, empty_wide, &v));
+    nd_release(&v);
+    T_ERR_OP(nd_zeros(T_DEV, 3, empty_past, &keep), ND_ERR_ARG, "zeros");
+    t_assert_untouched(&keep, "a shape past ND_MAX_NUMEL");
+    nd_release(&a);
+}
+END_TEST
+
+/* Findings 5 and 6: nd_format of an array with no elements prints "[]" at
+ * once (zeros((2^40,0)) once looped 2^40 times), and a huge view prints
+ * its summary from the elements shown alone.  (Finding 6, NULL + 0 in
+ * the text buffer, is undefined behaviour that only clang's UBSan sees:
+ * the fuzzer's regression corpus replays it; see tests/fuzz/.) */
+START_TEST(extreme_format)
+{
+    nd_array a, v;
+    int64_t wide[2] = { P2(40), 0 };
+    T_OK(nd_zeros(T_DEV, 2, wide, &a));
+    expect_format(&a, "array([], shape=(1099511627776,0), strides=(0,1), offset=0, device=cpu)");
+    nd_release(&a);
+    float seven = 7;
+    int64_t one = 1, huge[2] = { P2(40), P2(18) }, zero[2] = { 0, 0 };
+    T_OK(nd_from_host(T_DEV, 1, &one, &seven, &a));
+    T_OK(nd_as_strided(&a, 2, huge, zero, 0, &v));
+    expect_format(&v, "array([[7., 7., 7., ..., 7., 7., 7.],\n"
+                      "       [7., 7., 7., ..., 7., 7., 7.],\n"
+                      "       [7., 7., 7., ..., 7., 7., 7.],\n"
+                      "       ...,\n"
+                      "       [7., 7., 7., ..., 7., 7., 7.],\n"
+                      "       [7., 7., 7., ..., 7., 7., 7.],\n"
+                      "       [7., 7., 7., ..., 7., 7., 7.]], shape=(1099511627776,262144), "
+                      "strides=(0,0), offset=0, device=cpu)");
+    nd_release(&v);
+    nd_release(&a);
+}
+END_TEST
+
+/* Finding 7: every error names the operation that was called, not a
+ * framework function it used: an unknown device, and running out of
+ * memory when a result is made.  (The lessons' operations that make
+ * results are tested in their own files: compact, binary, reduce...) */
+START_TEST(extreme_messages_name_the_operation)
+{
+    nd_array keep;
+    int64_t shape[1] = { 3 };
+    float data[3] = { 0 };
+    t_poison(&keep);
+    nd_device bogus = (nd_device)7;
+    T_ERR_OP(nd_zeros(bogus, 1, shape, &keep), ND_ERR_ARG, "zeros");
+    T_ERR_OP(nd_full(bogus, 1, shape, 1.0f, &keep), ND_ERR_ARG, "full");
+    T_ERR_OP(nd_empty(bogus, 1, shape, &keep), ND_ERR_ARG, "empty");
+    T_ERR_OP(nd_arange(bogus, 3, &keep), ND_ERR_ARG, "arange");
+    T_ERR_OP(nd_from_host(bogus, 1, shape, data, &keep), ND_ERR_ARG, "from_host");
+    T_ERR_OP(nd_device_available(bogus, NULL), ND_ERR_ARG, "device_available");
+    t_assert_untouched(&keep, "making an array on an unknown device");
+#if defined(__SANITIZE_ADDRESS__)
+    /* AddressSanitizer stops the program at an allocation of 2^60 bytes
+     * unless allocator_may_return_null=1 (the grader sets it; `make test
+     * SAN=1` does not), so the out-of-memory half runs in plain builds. */
+#else
+    /* 2^58 floats, 2^60 bytes: a valid shape no machine can allocate.
+     * A broadcast view of one element reaches it without memory. */
+    int64_t most[1] = { ND_MAX_NUMEL }, zero[1] = { 0 };
+    nd_array one, a;
+    T_OK(nd_zeros(T_DEV, 0, NULL, &one));
+    T_ERR_OP(nd_from_host(T_DEV, 1, most, data, &keep), ND_ERR_NOMEM, "from_host");
+    T_ERR_OP(nd_zeros(T_DEV, 1, most, &keep), ND_ERR_NOMEM, "zeros");
+    T_ERR_OP(nd_arange(T_DEV, ND_MAX_NUMEL, &keep), ND_ERR_NOMEM, "arange");
+    T_OK(nd_as_strided(&one, 1, most, zero, 0, &a));
+    T_ERR_OP(nd_to_device(&a, T_DEV, &keep), ND_ERR_NOMEM, "to_device");
+    t_assert_untouched(&keep, "an operation out of memory");
+    nd_release(&a);
+    nd_release(&one);
+#endif
+}
+END_TEST
+
 Suite *suite_00_array(void);
 Suite *suite_00_array(void)
 {
@@ -454,5 +639,9 @@ Suite *suite_00_array(void)
     T_ADD_CUDA(s, device_name);
     T_ADD_CUDA(s, to_device_round_trip);
     T_ADD_CUDA(s, devices_do_not_mix);
+    T_ADD(s, extreme_as_strided_reach);
+    T_ADD(s, extreme_shape_rule);
+    T_ADD(s, extreme_format);
+    T_ADD(s, extreme_messages_name_the_operation);
     return s;
 }
