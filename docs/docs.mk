@@ -7,6 +7,10 @@
 #   make docs-check                build, then open every page in headless
 #                                  Chromium: broken links, missing images,
 #                                  unrendered math, script errors
+#   make epub                      the student edition as one EPUB 3 for
+#                                  reading offline, build/epub/ (make docs
+#                                  copies it into the site, which links it)
+#   make epub-check                make epub, then validate it with epubcheck
 #
 # Pipeline: grader/install-deps.sh --docs (Debian packages), then
 # docs/check_snippets.py (every included tag exists, no pasted C, the
@@ -25,11 +29,26 @@ DOCS_PLOTS := $(sort $(wildcard lessons/figures/*.gp))
 DOCS_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L \
 	-Isolution/include -Ilessons/figures
 
-.PHONY: docs docs-check docs-deps docs-snippets docs-figures docs-lib
+.PHONY: docs docs-check docs-deps docs-snippets docs-figures docs-lib epub epub-check
 
-docs: docs-deps docs-snippets docs-figures ## the web book: lessons and guides as HTML in build/site/ (EDITION=instructor adds solutions)
+docs: docs-deps docs-snippets docs-figures epub ## the web book: lessons and guides as HTML in build/site/ (EDITION=instructor adds solutions)
 	@python3 docs/site.py --edition $(EDITION) --out $(DOCS_SITE)
+	@cp $(EPUB) $(DOCS_SITE)/
 	@echo "docs: open $(DOCS_SITE)/index.html"
+
+# The book for reading offline: every page of the student edition, with the
+# figures and the math (MathML), as one EPUB 3 (docs/epub.py).  Debian's
+# /usr/bin/epubcheck is the jar itself, run through binfmt_misc, which
+# containers often lack: java runs it.
+EPUB := build/epub/ndarray-workbook.epub
+EPUBCHECK := java -jar /usr/share/java/epubcheck.jar
+
+epub: docs-deps docs-snippets docs-figures ## the lessons and guides as one EPUB for reading offline: build/epub/ndarray-workbook.epub
+	@python3 docs/epub.py --site $(DOCS_SITE) --out $(EPUB)
+
+epub-check: epub ## make epub, then validate it with epubcheck (fails on any error or warning)
+	@bash grader/install-deps.sh --check
+	@$(EPUBCHECK) --failonwarnings $(EPUB)
 
 docs-check: docs ## make docs, then open every page in headless Chromium: links, images, math, JS errors
 	@bash grader/install-deps.sh --check

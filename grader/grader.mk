@@ -47,7 +47,7 @@ build/grader/report: grader/report.c
 grader-objs: build/grader/report $(GRADER_OBJS) $(EMU_OBJS)
 
 grade: deps grader-objs ## grade TREE with the hidden tests: table, results.json, junit.xml
-	@bash grader/grade.sh $(TREE) $(GRADE_OUT)
+	@bash grader/grade-all.sh --one $(TREE) $(GRADE_OUT)
 
 .PHONY: grade grader-objs
 -include $(GRADER_OBJS:.o=.d)
@@ -56,9 +56,13 @@ grade: deps grader-objs ## grade TREE with the hidden tests: table, results.json
 GRADE_ALL_OUT ?= build/grade-all
 JOBS ?= $(shell nproc)
 
-grade-all: deps grader-objs ## grade every submission in SUBMISSIONS=dir, JOBS at a time: reports and gradebook.csv
-	@if [ -z "$(SUBMISSIONS)" ]; then echo "usage: make grade-all SUBMISSIONS=dir [JOBS=n]" >&2; exit 2; fi
-	@bash grader/grade-all.sh "$(SUBMISSIONS)" $(GRADE_ALL_OUT) $(JOBS)
+# RUNNER=slurm submits the batch to Slurm (RUNNER otherwise names the test
+# runner's binary, which grade-all does not use); WAIT=1 waits for it.
+GRADE_RUNNER = $(if $(filter command line,$(origin RUNNER)),$(RUNNER),local)
+
+grade-all: deps grader-objs ## grade every submission in SUBMISSIONS=dir, JOBS at a time (RUNNER=slurm: on Slurm): reports and gradebook.csv
+	@if [ -z "$(SUBMISSIONS)" ]; then echo "usage: make grade-all SUBMISSIONS=dir [JOBS=n] [RUNNER=slurm [WAIT=1]]" >&2; exit 2; fi
+	@bash grader/grade-all.sh --runner '$(GRADE_RUNNER)' $(if $(filter 1,$(WAIT)),--wait) "$(SUBMISSIONS)" $(GRADE_ALL_OUT) $(JOBS)
 
 .PHONY: grade-all
 

@@ -10,7 +10,10 @@
 #   install-deps.sh --dev     also what `make watch` (inotify-tools) and
 #                             `make compile_commands.json` (bear) want
 #   install-deps.sh --check   also what `make check` needs (the docs, a
-#                             headless Chromium, patch, and --dev's tools)
+#                             headless Chromium, patch, --dev's tools,
+#                             epubcheck, PyYAML for the GitHub Classroom
+#                             workflow's check, and Slurm with MUNGE for the
+#                             test of RUNNER=slurm)
 set -euo pipefail
 
 # "how to tell it is here" and the Debian package that provides it
@@ -33,7 +36,9 @@ case "${1:-}" in
     --bench) checks+=("h:cblas.h           libopenblas-dev") ;;
     --dev)   checks+=("${dev[@]}") ;;
     --check) checks+=("${docs[@]}" "cmd:chromium         chromium" "cmd:patch            patch"
-                      "${dev[@]}") ;;
+                      "${dev[@]}" "file:/usr/share/java/epubcheck.jar epubcheck"
+                      "py:yaml              python3-yaml"
+                      "cmd:slurmctld        slurm-wlm" "cmd:munged           munge") ;;
     *) echo "usage: install-deps.sh [--docs|--bench|--dev|--check]" >&2; exit 2 ;;
 esac
 
@@ -46,6 +51,7 @@ for entry in "${checks[@]}"; do
         pc)  command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$name" && continue ;;
         h)   echo "#include <$name>" | cc -E -x c - >/dev/null 2>&1 && continue ;;
         file) [ -e "$name" ] && continue ;;
+        py)  python3 -c "import $name" 2>/dev/null && continue ;;
     esac
     missing+=("$pkg")
 done
