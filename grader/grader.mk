@@ -75,7 +75,12 @@ gradescope: grader-objs ## the Gradescope autograder build/gradescope/autograder
 	@python3 grader/package.py gradescope build/gradescope/autograder.zip
 	@python3 grader/package.py check-gradescope build/gradescope/autograder.zip
 
-.PHONY: handout gradescope
+# PL_IMAGE=you/ndarray-grader names the grader image in info.json.
+prairielearn: grader-objs ## a PrairieLearn question graded externally, in build/prairielearn/, tested on fake /grade layouts
+	@python3 grader/package.py prairielearn build/prairielearn
+	@python3 grader/package.py check-prairielearn build/prairielearn
+
+.PHONY: handout gradescope prairielearn
 
 coverage: grader-objs ## run the hidden tests on the solution under gcov: build/coverage/index.html (fails under 95% of lines)
 	@bash grader/coverage.sh

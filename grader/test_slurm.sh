@@ -11,8 +11,9 @@
 # row by row.  The folder holds the solution, the skeleton (under a name
 # that is not UTF-8) and an upload with no copy of skeleton/ in it: three
 # entries, since a grade takes about a minute of two cores.  The timeouts
-# are stretched (GRADE_TIMEOUT_SCALE=4) for both, so that a busy machine
-# cannot make one grade differ from the other by a test that timed out.
+# are stretched (GRADE_TIMEOUT_SCALE=4, GRADE_TIMEOUT=3600) for both, so
+# that a busy machine cannot make one grade differ from the other by a
+# test that timed out.
 # Prints "ok - ..." / "not ok - ..." per check, then "N passed, N failed".
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -117,7 +118,7 @@ cp -R skeleton "$subs/"$'skeleton-\xe9'           # Latin-1: not UTF-8
 echo "only notes" >"$subs/empty upload/notes/readme.txt"
 
 # --- the same folder, graded here and on Slurm ---------------------------------
-export GRADE_TIMEOUT_SCALE=4
+export GRADE_TIMEOUT_SCALE=4 GRADE_TIMEOUT=3600
 t0=$SECONDS
 make -s grade-all SUBMISSIONS="$subs" GRADE_ALL_OUT="$work/local" JOBS="$cpus" >"$work/local.log" 2>&1
 rc=$? local_s=$((SECONDS - t0))

@@ -18,16 +18,23 @@
 #      framework's tests ("lesson 0") pass there as they do on the solution
 #   7. the grader's self-tests: the solution scores 100%, the skeleton 0,
 #      hostile and buggy submissions get their expected scores, batch
-#      grading writes its gradebook; the hidden tests cover >= 95% of the
-#      solution's lines
-#   8. the handout holds no solution and no hidden test; the Gradescope
-#      zip grades the solution in a fake /autograder
+#      grading writes its gradebook; grade-all keeps a row for every
+#      submission whatever its name and stops a grade at its time limit;
+#      RUNNER=slurm on a single-node Slurm started for the test gives the
+#      same gradebook as a local batch; the hidden tests cover >= 95% of
+#      the solution's lines
+#   8. the handout holds no solution and no hidden test; its GitHub
+#      Classroom workflow is valid and its commands pass on the solution
+#      and fail on the skeleton; the Gradescope zip grades the solution in
+#      a fake /autograder; the PrairieLearn question grades the solution,
+#      the skeleton and a compile error in fake /grade layouts
 #   9. the student workflow: make status (solution complete, skeleton none),
 #      make test L=/T=, make watch reruns after a change (inotify and
 #      polling), compile errors shown with the compiler's message,
 #      compile_commands.json
 #  10. the web book builds (every snippet tag exists, no pasted code, the
-#      included code compiles) and every page loads in headless Chromium
+#      included code compiles) and every page loads in headless Chromium;
+#      the EPUB passes epubcheck
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -141,12 +148,19 @@ printf '  ok    skeleton: %d framework tests passed, %d lesson tests failed clea
 echo "== the grader's self-tests"
 bash grader/test_grader.sh >"$logs/grader.log" 2>&1
 add_counts "grader self-tests" "$logs/grader.log"
+bash grader/test_grade_all.sh >"$logs/grade-all.log" 2>&1
+add_counts "grade-all: a row for every submission, the time limit, Canvas" "$logs/grade-all.log"
+bash grader/test_slurm.sh >"$logs/slurm.log" 2>&1
+add_counts "grade-all RUNNER=slurm on a single-node Slurm" "$logs/slurm.log"
 
 run "make coverage (the hidden tests run at least 95% of the solution's lines)" make coverage
 
-echo "== the student handout and the Gradescope autograder"
+echo "== the student handout, GitHub Classroom, Gradescope and PrairieLearn"
 run "make handout (checked: no solution code, no hidden tests)" make handout
+run "GitHub Classroom workflow (valid; passes on the solution, fails on the skeleton)" \
+    python3 grader/package.py check-classroom build/handout/ndarray-workbook.tar.gz
 run "make gradescope (run_autograder grades the solution in a fake /autograder)" make gradescope
+run "make prairielearn (run.sh in fake /grade: solution 1, skeleton 0, a compile error)" make prairielearn
 
 echo "== the student workflow (make status, make test, make watch)"
 bash tests/test_workflow.sh >"$logs/workflow.log" 2>&1
@@ -154,6 +168,7 @@ add_counts "workflow" "$logs/workflow.log"
 
 echo "== the web book"
 run "make docs-check (snippets, figures, pages in Chromium)" make docs-check
+run "make epub-check (the EPUB of the lessons and guides, epubcheck clean)" make epub-check
 
 echo
 echo "$passed passed, $failed failed"
