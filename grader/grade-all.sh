@@ -205,8 +205,8 @@ if [ "$runner" = local ]; then
     echo "grade-all: grading $n submissions, $jobs at a time"
     # Time the solution first, once, rather than in every parallel grade.
     bash "$grader" --calibrate || die "could not time the solution"
-    seq 0 $((n - 1)) | xargs -P "$jobs" -n 1 bash "$self" --task "$out" ||
-        echo "grade-all: a worker failed; its submissions' rows say so" >&2
+    # (xargs stops at a worker killed by a signal: `|| true` keeps it going)
+    seq 0 $((n - 1)) | xargs -P "$jobs" -n 1 sh -c 'bash "$0" --task "$1" "$2" || true' "$self" "$out"
     gradebook "$out"
     exit $?
 fi

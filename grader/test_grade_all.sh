@@ -32,14 +32,13 @@ touch "$TMPDIR/scratch-of-this-grade"
 read -r what args <"$tree/src/fake"
 case $what in
 score)   # score L1 L2 ...: lesson N gets the Nth number of its weight 10
-    python3 - "$out/results.json" $args <<'PY'
-import json, sys
-scores = [float(x) for x in sys.argv[2:]]
-tests = [{"name": f"lesson {i + 1}: t", "score": s, "max_score": 10.0, "output": "x"}
-         for i, s in enumerate(scores)]
-json.dump({"score": sum(scores), "max_score": 10.0 * len(scores), "output": "", "tests": tests},
-          open(sys.argv[1], "w"))
-PY
+    tests="" total=0 n=0
+    for x in $args; do
+        n=$((n + 1)) total=$((total + x))
+        tests+="${tests:+,}{\"name\": \"lesson $n: t\", \"score\": $x, \"max_score\": 10, \"output\": \"x\"}"
+    done
+    echo "{\"score\": $total, \"max_score\": $((10 * n)), \"output\": \"\", \"tests\": [$tests]}" \
+        >"$out/results.json"
     echo "1 passed, 0 failed" ;;
 hang)    # children that leave the process group, ignore TERM, or both; all
          # carry FAKE_HANG in their environment, for the test to find them
@@ -95,7 +94,7 @@ echo "a zip, not unpacked" >"$subs/upload.zip"
 
 out=$work/out
 t0=$SECONDS
-GRADE_TIMEOUT=3 bash grader/grade-all.sh "$subs" "$out" 4 >"$work/batch.log" 2>&1
+GRADE_TIMEOUT=8 bash grader/grade-all.sh "$subs" "$out" 4 >"$work/batch.log" 2>&1
 rc=$? secs=$((SECONDS - t0))
 [ $rc -eq 0 ] && ok "grade-all finishes (exit 0, $secs s) with a hanging, a crashing and a broken submission" ||
     not_ok "grade-all exited $rc" "$(tail -n 5 "$work/batch.log")"
@@ -141,9 +140,6 @@ for name, (l1, l2, total, status) in want.items():
 extra = set(by) - set(want)
 if extra:
     print(f"rows nobody submitted: {sorted(extra)}")
-if [r[0] for r in body] != sorted((r[0] for r in body), key=lambda n: n.encode()) and \
-        len(body) == len(want):
-    pass  # byte order of the raw names, checked below
 if "GRADE_TIMEOUT" not in by.get("hangs", {}).get("status", "GRADE_TIMEOUT"):
     print("the time limit's row does not name GRADE_TIMEOUT")
 EOF
@@ -151,21 +147,19 @@ EOF
 [ -z "$why" ] && ok "a row for each of the 15 entries (invalid UTF-8, a newline, -rf, {}, quotes, a file, an empty folder, two trees), each right" ||
     not_ok "gradebook rows" "$why"
 
-# The rows follow the byte order of the raw names, and the report folders
-# carry the raw names.
-order=$(cut -d, -f1 "$out/gradebook.csv" | sed -n 2,4p | tr '\n' ' ')
+# The report folders carry the raw names.
 if [ -f "$out/reports/"$'\xff\xfebad-utf8'"/results.json" ] &&
    [ -f "$out/reports/"$'new\nline'"/results.json" ] && [ -f "$out/reports/gradebook.csv/results.json" ] &&
    [ "$(head -c 3 "$out/gradebook.csv")" = sub ]; then
-    ok "reports under reports/ with the raw names (no clash with gradebook.csv); rows begin: $order"
+    ok "reports under reports/NAME with the raw names (one named gradebook.csv clashes with nothing)"
 else
     not_ok "report folders by raw name" "$(ls "$out" "$out/reports" | head -n 20)"
 fi
 
 # The limit: killed in time, nothing it started left alive, scratch gone.
 alive=$(hanging)
-if [ -z "$alive" ] && [ "$(wc -l <"$FAKE_LOG/hangs")" -eq 1 ] && [ "$secs" -lt 30 ]; then
-    ok "the hanging grade is stopped at GRADE_TIMEOUT=3 s, with its 3 children (setsid, TERM ignored)"
+if [ -z "$alive" ] && [ "$(wc -l <"$FAKE_LOG/hangs")" -eq 1 ] && [ "$secs" -lt 60 ]; then
+    ok "the hanging grade is stopped at GRADE_TIMEOUT=8 s, with its 3 children (setsid, TERM ignored)"
 else
     not_ok "the hanging grade's processes" "still alive: ${alive:-none}" "batch took $secs s"
     stop_hanging
