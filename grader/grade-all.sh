@@ -98,8 +98,8 @@ tree_of() {
         tree=$entry
         return 0
     fi
-    mapfile -d '' found < <(find -H "$entry" -mindepth 2 -maxdepth 6 -type d -name src \
-        -not -path '*/.*' -print0 2>/dev/null | head -z -n 2)
+    mapfile -d '' found < <(find -H "$entry" -mindepth 1 -maxdepth 6 -name '.*' -prune -o \
+        -type d -name src -print0 2>/dev/null | head -z -n 2)
     case ${#found[@]} in
         1) tree=$(dirname "${found[0]}"); return 0 ;;
         0) why="no copy of skeleton/ (a folder with src/) in the submission" ;;

@@ -89,6 +89,8 @@ sub hangs "hang"
 sub crashes "crash"
 sub garbage "garbage"
 sub noname "noname"
+sub withgit "score 4 4" nested
+mkdir -p "$subs/withgit/.git/src"     # hidden folders are not looked in
 mkdir -p "$subs/empty" "$subs/two/a/src" "$subs/two/b/src"
 echo "a zip, not unpacked" >"$subs/upload.zip"
 
@@ -121,6 +123,7 @@ want = {  # name as written: (lesson 1, lesson 2, total, status prefix)
     "{}": ("7.00", "8.00", "15.00", "graded"),
     'back\\\\slash, "quoted"': ("9.00", "9.00", "18.00", "graded"),
     "gradebook.csv": ("2.00", "2.00", "4.00", "graded"),
+    "withgit": ("4.00", "4.00", "8.00", "graded"),
     "hangs": ("", "", "", "error: stopped after"),
     "crashes": ("", "", "", "error: the grade failed (exit 3): the grader's own build failed"),
     "garbage": ("", "", "", "error: unreadable results.json"),
@@ -144,7 +147,7 @@ if "GRADE_TIMEOUT" not in by.get("hangs", {}).get("status", "GRADE_TIMEOUT"):
     print("the time limit's row does not name GRADE_TIMEOUT")
 EOF
 )
-[ -z "$why" ] && ok "a row for each of the 15 entries (invalid UTF-8, a newline, -rf, {}, quotes, a file, an empty folder, two trees), each right" ||
+[ -z "$why" ] && ok "a row for each of the 16 entries (invalid UTF-8, a newline, -rf, {}, quotes, a file, an empty folder, two trees, a .git), each right" ||
     not_ok "gradebook rows" "$why"
 
 # The report folders carry the raw names.
