@@ -11,6 +11,10 @@
 #                                  pages is what its run prints now
 #   make docs-examples             run those examples and write them into
 #                                  README.md, lessons/ and docs/ (commit them)
+#   make epub                      the student edition as one EPUB 3 for
+#                                  reading offline, build/epub/ (make docs
+#                                  copies it into the site, which links it)
+#   make epub-check                make epub, then validate it with epubcheck
 #
 # Pipeline: grader/install-deps.sh --docs (Debian packages), then
 # docs/check_snippets.py (every included tag exists, no pasted C, the
@@ -38,11 +42,26 @@ DOCS_EXAMPLE_INPUTS := Makefile docs/examples.py $(wildcard tests/*.c tests/*.h 
 	solution/Makefile solution/src/* solution/include/* grader/emu/*.* grader/emu/include/* \
 	grader/install-deps.sh lessons/*.md lessons/figures/svg.h)
 
-.PHONY: docs docs-check docs-deps docs-snippets docs-figures docs-lib docs-examples
+.PHONY: docs docs-check docs-deps docs-snippets docs-figures docs-lib docs-examples epub epub-check
 
-docs: docs-deps docs-snippets docs-figures $(DOCS_EXAMPLES) ## the web book: lessons and guides as HTML in build/site/ (EDITION=instructor adds solutions)
+docs: docs-deps docs-snippets docs-figures $(DOCS_EXAMPLES) epub ## the web book: lessons and guides as HTML in build/site/ (EDITION=instructor adds solutions)
 	@python3 docs/site.py --edition $(EDITION) --out $(DOCS_SITE)
+	@cp $(EPUB) $(DOCS_SITE)/
 	@echo "docs: open $(DOCS_SITE)/index.html"
+
+# The book for reading offline: every page of the student edition, with the
+# figures and the math (MathML), as one EPUB 3 (docs/epub.py).  Debian's
+# /usr/bin/epubcheck is the jar itself, run through binfmt_misc, which
+# containers often lack: java runs it.
+EPUB := build/epub/ndarray-workbook.epub
+EPUBCHECK := java -jar /usr/share/java/epubcheck.jar
+
+epub: docs-deps docs-snippets docs-figures ## the lessons and guides as one EPUB for reading offline: build/epub/ndarray-workbook.epub
+	@python3 docs/epub.py --site $(DOCS_SITE) --out $(EPUB)
+
+epub-check: epub ## make epub, then validate it with epubcheck (fails on any error or warning)
+	@bash grader/install-deps.sh --check
+	@$(EPUBCHECK) --failonwarnings $(EPUB)
 
 docs-check: docs ## make docs, then open every page in headless Chromium (links, images, math, JS errors); examples of tool output up to date
 	@bash grader/install-deps.sh --check

@@ -66,6 +66,37 @@ def pandoc(args, what):
         die(f'pandoc failed on {what}:\n{r.stderr.strip()}')
 
 
+def site_pages():
+    """The lessons, and every page of the site in reading order."""
+    lessons = sorted(os.path.join('lessons', f) for f in os.listdir('lessons')
+                     if re.match(r'\d\d-.*\.md$', f))
+    return lessons, ['docs/index.md'] + lessons + GUIDES
+
+
+def html_name(page):
+    return 'index.html' if page == 'docs/index.md' else os.path.basename(page)[:-3] + '.html'
+
+
+def write_site_meta(lessons, pages, build):
+    """Site-wide metadata (the lesson list for the contents page and nav) in
+    BUILD/site-meta.yaml; returns its path."""
+    os.makedirs(build, exist_ok=True)
+    meta_file = os.path.join(build, 'site-meta.yaml')
+    titles = {p: front_matter(p).get('title', os.path.basename(p)) for p in pages}
+    with open(meta_file, 'w', encoding='utf-8') as f:
+        f.write('---\nlessons:\n')
+        for p in lessons:
+            fm = front_matter(p)
+            f.write(f'  - href: {html_name(p)}\n    title: {yaml_str(titles[p])}\n')
+            if fm.get('summary'):
+                f.write(f'    summary: {yaml_str(fm["summary"])}\n')
+        f.write('guides:\n')
+        for p in GUIDES:
+            f.write(f'  - href: {html_name(p)}\n    title: {yaml_str(titles[p])}\n')
+        f.write('...\n')
+    return meta_file
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--edition', default='student', choices=['student', 'instructor'])
@@ -79,28 +110,11 @@ def main():
     for sub in ('code', 'katex'):
         shutil.rmtree(os.path.join(out, sub), ignore_errors=True)
 
-    lessons = sorted(os.path.join('lessons', f) for f in os.listdir('lessons')
-                     if re.match(r'\d\d-.*\.md$', f))
-    pages = ['docs/index.md'] + lessons + GUIDES
-    html = {p: 'index.html' if p == 'docs/index.md'
-            else os.path.basename(p)[:-3] + '.html' for p in pages}
+    lessons, pages = site_pages()
+    html = {p: html_name(p) for p in pages}
     titles = {p: front_matter(p).get('title', os.path.basename(p)) for p in pages}
-
-    # Site-wide metadata: the lesson list for the contents page and nav.
     build = 'build/docs'
-    os.makedirs(build, exist_ok=True)
-    meta_file = os.path.join(build, 'site-meta.yaml')
-    with open(meta_file, 'w', encoding='utf-8') as f:
-        f.write('---\nlessons:\n')
-        for p in lessons:
-            fm = front_matter(p)
-            f.write(f'  - href: {html[p]}\n    title: {yaml_str(titles[p])}\n')
-            if fm.get('summary'):
-                f.write(f'    summary: {yaml_str(fm["summary"])}\n')
-        f.write('guides:\n')
-        for p in GUIDES:
-            f.write(f'  - href: {html[p]}\n    title: {yaml_str(titles[p])}\n')
-        f.write('...\n')
+    meta_file = write_site_meta(lessons, pages, build)
     code_list = os.path.join(build, 'code-list.txt')
     open(code_list, 'w').close()
 

@@ -82,7 +82,7 @@ sandbox-test: build/grader/sandbox-test/test_sandbox build/grader/sandbox-test/p
 grader-objs: build/grader/report build/grader/sandbox build/grader/verdict $(EXEC_OBJS) $(EMU_OBJS)
 
 grade: deps grader-objs ## grade TREE with the hidden tests: table, results.json, junit.xml
-	@bash grader/grade.sh $(TREE) $(GRADE_OUT)
+	@bash grader/grade-all.sh --one $(TREE) $(GRADE_OUT)
 
 .PHONY: grade grader-objs
 -include $(GRADER_OBJS:.o=.d)
@@ -91,9 +91,13 @@ grade: deps grader-objs ## grade TREE with the hidden tests: table, results.json
 GRADE_ALL_OUT ?= build/grade-all
 JOBS ?= $(shell nproc)
 
-grade-all: deps grader-objs ## grade every submission in SUBMISSIONS=dir, JOBS at a time: reports and gradebook.csv
-	@if [ -z "$(SUBMISSIONS)" ]; then echo "usage: make grade-all SUBMISSIONS=dir [JOBS=n]" >&2; exit 2; fi
-	@bash grader/grade-all.sh "$(SUBMISSIONS)" $(GRADE_ALL_OUT) $(JOBS)
+# RUNNER=slurm submits the batch to Slurm (RUNNER otherwise names the test
+# runner's binary, which grade-all does not use); WAIT=1 waits for it.
+GRADE_RUNNER = $(if $(filter command line,$(origin RUNNER)),$(RUNNER),local)
+
+grade-all: deps grader-objs ## grade every submission in SUBMISSIONS=dir, JOBS at a time (RUNNER=slurm: on Slurm): reports and gradebook.csv
+	@if [ -z "$(SUBMISSIONS)" ]; then echo "usage: make grade-all SUBMISSIONS=dir [JOBS=n] [RUNNER=slurm [WAIT=1]]" >&2; exit 2; fi
+	@bash grader/grade-all.sh --runner '$(GRADE_RUNNER)' $(if $(filter 1,$(WAIT)),--wait) "$(SUBMISSIONS)" $(GRADE_ALL_OUT) $(JOBS)
 
 .PHONY: grade-all
 
@@ -106,7 +110,12 @@ gradescope: grader-objs ## the Gradescope autograder build/gradescope/autograder
 	@python3 grader/package.py gradescope build/gradescope/autograder.zip
 	@python3 grader/package.py check-gradescope build/gradescope/autograder.zip
 
-.PHONY: handout gradescope
+# PL_IMAGE=you/ndarray-grader names the grader image in info.json.
+prairielearn: grader-objs ## a PrairieLearn question graded externally, in build/prairielearn/, tested on fake /grade layouts
+	@python3 grader/package.py prairielearn build/prairielearn
+	@python3 grader/package.py check-prairielearn build/prairielearn
+
+.PHONY: handout gradescope prairielearn
 
 coverage: grader-objs ## run the hidden tests on the solution under gcov: build/coverage/index.html (fails under 95% of lines)
 	@bash grader/coverage.sh

@@ -12,7 +12,9 @@
 #   install-deps.sh --fuzz    also what `make fuzz` needs (clang, libFuzzer)
 #   install-deps.sh --check   also what `make check` needs (the docs, a
 #                             headless Chromium, patch, --dev's and --fuzz's
-#                             tools)
+#                             tools, epubcheck, PyYAML for the GitHub
+#                             Classroom workflow's check, and Slurm with
+#                             MUNGE for the test of RUNNER=slurm)
 set -euo pipefail
 
 # "how to tell it is here" and the Debian package that provides it
@@ -38,7 +40,9 @@ case "${1:-}" in
     --dev)   checks+=("${dev[@]}") ;;
     --fuzz)  checks+=("${fuzz[@]}") ;;
     --check) checks+=("${docs[@]}" "cmd:chromium         chromium" "cmd:patch            patch"
-                      "${dev[@]}" "${fuzz[@]}") ;;
+                      "${dev[@]}" "${fuzz[@]}" "file:/usr/share/java/epubcheck.jar epubcheck"
+                      "py:yaml              python3-yaml"
+                      "cmd:slurmctld        slurm-wlm" "cmd:munged           munge") ;;
     *) echo "usage: install-deps.sh [--docs|--bench|--dev|--fuzz|--check]" >&2; exit 2 ;;
 esac
 
@@ -54,6 +58,7 @@ for entry in "${checks[@]}"; do
         # a clang runtime library, e.g. libclang_rt.fuzzer-x86_64.a
         rt)  f=$(clang -print-file-name="libclang_rt.$name-$(uname -m).a" 2>/dev/null) &&
              [ -e "$f" ] && continue ;;
+        py)  python3 -c "import $name" 2>/dev/null && continue ;;
     esac
     missing+=("$pkg")
 done

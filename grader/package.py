@@ -1,24 +1,43 @@
 #!/usr/bin/env python3
-"""package.py -- the student handout and the Gradescope autograder.
+"""package.py -- what students get, and what course platforms grade with.
 
-  package.py handout OUT.tar.gz        the student tarball
+  package.py handout OUT.tar.gz        the student tarball (with the GitHub
+                                       Classroom workflow)
   package.py check-handout OUT.tar.gz  prove it holds no solution, no hidden test
+  package.py check-classroom OUT.tar.gz
+                                       check the handout's workflow: valid YAML
+                                       with the keys GitHub reads, and its exact
+                                       commands pass on the solution and fail on
+                                       the skeleton
   package.py gradescope OUT.zip        the autograder zip for Gradescope
   package.py check-gradescope OUT.zip  unpack it into a fake /autograder and
                                        grade the solution's lesson files with it
+  package.py prairielearn OUTDIR       a PrairieLearn question graded externally,
+                                       and the grader image's Dockerfile
+  package.py check-prairielearn OUTDIR run its entrypoint on fake /grade layouts
 
 The handout is the student's side of the repository: the skeleton, the
 public tests, the lessons and guides (with the rendered web book in site/),
-the Makefile and the dependency installer.  The check refuses any path of
-the solution, the hidden tests or the grader's self-tests, and any line of
-code that only the solution has.
+the Makefile and the dependency installer, and .github/workflows/classroom.yml
+(GitHub Classroom's autograding: each lesson's public tests on every push).
+The check refuses any path of the solution, the hidden tests or the grader's
+self-tests, and any line of code that only the solution has.
 
 The autograder zip holds what grading needs (Gradescope unpacks it into
 /autograder/source): setup.sh installs the Debian/Ubuntu packages and builds
 and calibrates the grader once; run_autograder grades /autograder/submission
 into /autograder/results/results.json.
+
+The PrairieLearn question follows PrairieLearn's external grading contract
+(docs/externalGrading.md of PrairieLearn/PrairieLearn): files under the
+question's tests/ reach the grader as /grade/tests, the student's files as
+/grade/student, and the entrypoint writes /grade/results/results.json
+(gradable, score in [0, 1], message, output, and per test name, points,
+max_points, message, output).  The grader image is public (Docker Hub), so it
+holds only the Debian packages; the grader, the solution and the hidden
+tests travel in tests/workbook.tar.gz, which students never see.
 """
-import io
+import hashlib
 import json
 import os
 import re
@@ -27,6 +46,8 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
+import uuid
 import zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -41,6 +62,18 @@ FORBIDDEN = re.compile(r"(^|/)(solution|hidden|selftest|site-instructor)(/|$)")
 
 # What grading needs.
 AUTOGRADER = ["Makefile", "cuda.mk", "solution", "skeleton", "tests", "grader", "docs/docs.mk"]
+
+# GitHub Classroom: the workflow its autograding runs, and the two actions
+# GitHub Classroom's own generated workflows use (github-education-resources/
+# autograding-command-grader and autograding-grading-reporter, v1).
+CLASSROOM_WORKFLOW = ".github/workflows/classroom.yml"
+GRADER_ACTION = "classroom-resources/autograding-command-grader@v1"
+REPORTER_ACTION = "classroom-resources/autograding-grading-reporter@v1"
+
+# PrairieLearn: the question's folder name, and the entrypoint's time limit
+# (info.json's timeout; PrairieLearn allows 600 s at most).
+PL_QUESTION = "ndarray-workbook"
+PL_TIMEOUT = 600
 
 
 def die(msg):
@@ -65,9 +98,65 @@ def built_site():
             yield full, os.path.join("site", os.path.relpath(full, site))
 
 
+def lessons():
+    """[(lesson, weight, title)] from grader/weights.tsv."""
+    rows = []
+    with open(os.path.join(ROOT, "grader", "weights.tsv"), encoding="utf-8") as f:
+        for line in f:
+            if line.strip() and not line.startswith("#"):
+                n, w, title = line.rstrip("\n").split("\t")[:3]
+                rows.append((int(n), float(w), title))
+    return rows
+
+
+def lesson_files():
+    """The lesson files of the skeleton: 01_views.c ... 07_permute.cu."""
+    return sorted(f for f in os.listdir(os.path.join(ROOT, "skeleton", "src"))
+                  if re.match(r"\d\d_.*\.(c|cu)$", f))
+
+
+def classroom_workflow():
+    """GitHub Classroom's workflow for the handout, from weights.tsv: one
+    test per lesson (its public tests, `make test L=N`), worth the lesson's
+    weight, then the reporter that sends the points to GitHub Classroom.  It
+    runs in Debian 12, the workbook's system, as root (no sudo needed)."""
+    q = json.dumps   # a JSON string is a YAML double-quoted scalar
+    out = ["# GitHub Classroom autograding: each lesson's public tests on every push.",
+           "# Written by `make handout` (grader/package.py) from grader/weights.tsv.",
+           "name: Autograding Tests",
+           '"on": [push, workflow_dispatch, repository_dispatch]',
+           "permissions:", "  checks: write", "  actions: read", "  contents: read",
+           "jobs:", "  run-autograding-tests:", "    runs-on: ubuntu-latest",
+           '    container: "debian:12"',
+           "    if: github.actor != 'github-classroom[bot]'",
+           "    steps:",
+           "      - name: Checkout code", "        uses: actions/checkout@v4",
+           "      - name: Install the workbook's Debian packages",
+           "        run: bash grader/install-deps.sh"]
+    ids = []
+    for n, weight, title in lessons():
+        ident = f"lesson-{n}"
+        ids.append(ident)
+        name = f"Lesson {n}: {title}"
+        out += [f"      - name: {q(name)}", f"        id: {ident}",
+                f"        uses: {GRADER_ACTION}", "        with:",
+                f"          test-name: {q(name)}", f"          command: {q(f'make test L={n}')}",
+                "          timeout: 10", f"          max-score: {weight:g}"]
+    out += ["      - name: Autograding Reporter", f"        uses: {REPORTER_ACTION}",
+            "        env:"]
+    out += [f"          {i.upper()}_RESULTS: \"${{{{steps.{i}.outputs.result}}}}\"" for i in ids]
+    out += ["        with:", f"          runners: {','.join(ids)}"]
+    return "\n".join(out) + "\n"
+
+
 def handout(out):
     files = [(os.path.join(ROOT, p), p) for p in git_files(HANDOUT)]
     files += list(built_site())
+    workflow = os.path.join(ROOT, "build", "handout", "classroom.yml")
+    os.makedirs(os.path.dirname(workflow), exist_ok=True)
+    with open(workflow, "w", encoding="utf-8") as f:
+        f.write(classroom_workflow())
+    files.append((workflow, CLASSROOM_WORKFLOW))
     bad = [arc for _, arc in files if FORBIDDEN.search(arc)]
     if bad:
         die(f"refusing to hand out {bad[0]}")
@@ -132,12 +221,114 @@ def check_handout(path):
                    "skeleton/src/06_cuda.cu", "skeleton/src/07_permute.cu",
                    "skeleton/src/device.cu", "skeleton/src/nd_cuda.h", "grader/emu/emu.cpp",
                    "grader/emu/cu2cpp.py", "grader/emu/include/cuda_runtime.h",
-                   "tests/run_tests.c", "tests/kit/kit.h", "lessons/01-views.md", "site/index.html"]:
+                   "tests/run_tests.c", "tests/kit/kit.h", "lessons/01-views.md", "site/index.html",
+                   "site/ndarray-workbook.epub", CLASSROOM_WORKFLOW]:
         if not any(m.endswith("/" + needed) for m in tarfile.open(path).getnames()):
             problems.append(f"{needed}: missing")
     for p in problems:
         print(f"not ok - {p}")
     print(f"package: {path}: {n} entries, searched for {len(secret)} runs of solution code")
+    print(f"{0 if problems else 1} passed, {1 if problems else 0} failed")
+    return not problems
+
+
+def unpack_handout(path, dest):
+    """The handout tarball unpacked into DEST; returns the workbook's root."""
+    with tarfile.open(path) as tar:
+        tar.extractall(dest)
+    return os.path.join(dest, PREFIX)
+
+
+def run_step(cmd, cwd, log):
+    """Run one workflow command as GitHub's runner does (bash -e), in the
+    student's repository; its output goes to LOG.  True if it passed."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
+    env.pop("MFLAGS", None)
+    with open(log, "a", encoding="utf-8") as f:
+        f.write(f"$ {cmd}\n")
+        f.flush()
+        r = subprocess.run(["bash", "-e", "-c", cmd], cwd=cwd, env=env, stdout=f,
+                           stderr=subprocess.STDOUT)
+    return r.returncode == 0
+
+
+def check_classroom(path):
+    """The handout's GitHub Classroom workflow: valid YAML with the keys GitHub
+    reads, one graded test per lesson worth its weight, the reporter told of
+    every test; then its exact commands, run in two copies of the handout as
+    a student's repository: on the skeleton every test command fails, on the
+    solution's lesson files every command passes."""
+    import yaml   # PyYAML (python3-yaml: grader/install-deps.sh --check)
+    problems = []
+    with tempfile.TemporaryDirectory() as tmp:
+        skel = unpack_handout(path, os.path.join(tmp, "skeleton"))
+        sol = unpack_handout(path, os.path.join(tmp, "solution"))
+        wf_path = os.path.join(skel, CLASSROOM_WORKFLOW)
+        if not os.path.exists(wf_path):
+            print(f"not ok - {CLASSROOM_WORKFLOW} is not in the handout")
+            print("0 passed, 1 failed")
+            return False
+        with open(wf_path, encoding="utf-8") as f:
+            wf = yaml.safe_load(f)
+        # YAML 1.1 reads a bare `on` as true: GitHub needs the key "on".
+        for key in ("name", "on", "jobs"):
+            if key not in wf:
+                problems.append(f"the workflow has no top-level key {key!r}")
+        jobs = wf.get("jobs") or {}
+        job = next(iter(jobs.values()), {}) if len(jobs) == 1 else {}
+        if not job:
+            problems.append(f"expected one job, found {len(jobs)}")
+        steps = job.get("steps", [])
+        if "runs-on" not in job or not steps:
+            problems.append("the job has no runs-on or no steps")
+        want = {f"lesson-{n}": (w, f"make test L={n}") for n, w, _ in lessons()}
+        graders = [st for st in steps if str(st.get("uses", "")).startswith(GRADER_ACTION)]
+        got = {st.get("id"): (st.get("with", {}).get("max-score"),
+                              st.get("with", {}).get("command")) for st in graders}
+        if got != want:
+            problems.append(f"graded tests {got}, expected one per lesson: {want}")
+        for st in graders:
+            for key in ("test-name", "command"):
+                if not st.get("with", {}).get(key):
+                    problems.append(f"step {st.get('id')}: no {key}")
+        reporter = [st for st in steps if st.get("uses") == REPORTER_ACTION]
+        if len(reporter) != 1:
+            problems.append("no autograding reporter step")
+        else:
+            runners = reporter[0].get("with", {}).get("runners", "").split(",")
+            env = reporter[0].get("env", {})
+            if sorted(runners) != sorted(want):
+                problems.append(f"the reporter's runners {runners} are not the tests")
+            for i in want:
+                if env.get(f"{i.upper()}_RESULTS") != f"${{{{steps.{i}.outputs.result}}}}":
+                    problems.append(f"the reporter does not read {i}'s result")
+        for st in steps:
+            if "run" not in st and "uses" not in st:
+                problems.append(f"step {st.get('name')} neither runs nor uses anything")
+        # The exact commands: `run:` steps, and each test's setup-command then
+        # command.  The solution's copy gets the solution's lesson files.
+        for f in lesson_files():
+            shutil.copy(os.path.join(ROOT, "solution", "src", f), os.path.join(sol, "skeleton", "src", f))
+        n_cmds = 0
+        for tree, root, expect in (("skeleton", skel, False), ("solution", sol, True)):
+            log = os.path.join(ROOT, "build", "handout", f"classroom-{tree}.log")
+            open(log, "w").close()
+            for st in steps:
+                if "run" in st:
+                    if not run_step(st["run"], root, log):
+                        problems.append(f"{tree}: step {st['name']!r} failed (log: {log})")
+                elif st in graders:
+                    w = st["with"]
+                    ok = (not w.get("setup-command") or run_step(w["setup-command"], root, log)) \
+                        and run_step(w["command"], root, log)
+                    n_cmds += 1
+                    if ok != expect:
+                        problems.append(f"{tree}: {w['command']!r} {'failed' if expect else 'passed'}"
+                                        f" (log: {log})")
+    for p in problems:
+        print(f"not ok - {p}")
+    print(f"classroom: {CLASSROOM_WORKFLOW}: {len(steps)} steps, {n_cmds} test commands run "
+          "on the skeleton and the solution")
     print(f"{0 if problems else 1} passed, {1 if problems else 0} failed")
     return not problems
 
@@ -158,31 +349,22 @@ set -uo pipefail
 ag=${AUTOGRADER_ROOT:-/autograder}
 src="$ag/source" sub="$ag/submission" res="$ag/results"
 mkdir -p "$res"
-fail() {   # a results.json that says why there is no grade
-    python3 -c 'import json,sys; json.dump({"score": 0, "output": sys.argv[1], "tests": []},
-        open(sys.argv[2], "w"))' "$1" "$res/results.json"
+cd "$src" || { echo '{"score": 0, "output": "no autograder source", "tests": []}' \
+                   >"$res/results.json"; exit 0; }
+no_grade() {   # a results.json that says why there is no grade
+    python3 grader/lms.py not-gradable gradescope "$1" "$res/results.json"
     echo "$1" >&2
     exit 0
 }
-# The submission's lesson files, wherever the upload put them (a copy of
-# skeleton/, its src/, or the files alone); two files of one name: refuse.
-tree=$(mktemp -d)
-mkdir -p "$tree/src"
-while IFS= read -r -d '' f; do
-    name=$(basename "$f")
-    [ -e "$tree/src/$name" ] && fail "the submission has two files named $name; upload one"
-    cp "$f" "$tree/src/$name"
-done < <(find "$sub" -type f \( -name '[0-9][0-9]_*.c' -o -name '[0-9][0-9]_*.cu' \) \
-    -not -path '*/.*' -print0)
-ls "$tree/src"/[0-9][0-9]_* >/dev/null 2>&1 ||
-    fail "no lesson files (01_views.c, ..., 06_cuda.cu, ...) in the submission"
-cd "$src" || fail "no autograder source in $src"
-make -s grader-objs >/dev/null || fail "the autograder could not build itself"
-# Gradescope has no GPU: the CUDA lessons run on the emulator (grader/emu)
-GRADE_CUDA=emu bash grader/grade.sh "$tree" "$res/report" >"$res/report.txt" 2>&1 ||
-    fail "grading failed: $(tail -n 3 "$res/report.txt")"
+make -s grader-objs >/dev/null || no_grade "the autograder could not build itself"
+# The lesson files, wherever the upload put them (grade-upload.sh); the CUDA
+# lessons on the emulator (Gradescope has no GPU); a grade stopped after 9
+# minutes with a message, before the autograder's own timeout (10 minutes
+# unless the assignment's settings say otherwise) ends it without one.
+GRADE_CUDA=emu GRADE_TIMEOUT=${GRADE_TIMEOUT:-540} bash grader/grade-upload.sh "$sub" "$res/report" ||
+    no_grade "$(cat "$res/report/error" 2>/dev/null || echo "grading failed")"
 cp "$res/report/results.json" "$res/results.json"
-cat "$res/report.txt"
+cat "$res/report/report.txt"
 """
 
 
@@ -253,12 +435,261 @@ def check_gradescope(path):
     return not problems
 
 
+PL_RUN_SH = r"""#!/usr/bin/env bash
+# PrairieLearn's external grader runs this for each submission, in the
+# grader image (image/Dockerfile of `make prairielearn`): /grade/tests holds
+# the question's tests/ (this script and workbook.tar.gz), /grade/student
+# the student's files; /grade/results/results.json is the grade, in
+# PrairieLearn's format.  PL_GRADE_ROOT (default /grade) lets a test run it
+# on a fake layout; PL_WORK, a folder to unpack and build in (default: a
+# new temporary folder; a test reuses one to build the grader once);
+# PL_TIMEOUT, the seconds the whole job has (default: info.json's timeout).
+# PL_WORK/.unpacked holds the SHA-256 of the tarball unpacked there: the
+# same tarball is not unpacked again (which would make the grader think its
+# sources newer than its calibration).
+set -uo pipefail
+t0=$SECONDS
+g=${PL_GRADE_ROOT:-/grade}
+res=$g/results
+mkdir -p "$res"
+work=${PL_WORK:-$(mktemp -d)}
+mkdir -p "$work"
+sum=$(sha256sum <"$g/tests/workbook.tar.gz" | cut -d' ' -f1)
+if [ "$(cat "$work/.unpacked" 2>/dev/null)" != "$sum" ]; then
+    if ! tar -xzf "$g/tests/workbook.tar.gz" -C "$work" 2>"$res/unpack.log"; then
+        echo '{"gradable": false, "score": 0, "message": "the grader could not unpack tests/workbook.tar.gz"}' \
+            >"$res/results.json"
+        exit 0
+    fi
+    echo "$sum" >"$work/.unpacked"
+fi
+cd "$work/ndarray-workbook" || exit 0
+no_grade() {   # gradable false: no score, and the attempt is not counted
+    python3 grader/lms.py not-gradable prairielearn "$1" "$res/results.json"
+    echo "$1" >&2
+    exit 0
+}
+make -s grader-objs >"$res/build.log" 2>&1 ||
+    no_grade "the grader could not build itself: $(tail -n 3 "$res/build.log" | tr '\n' ' ')"
+# What is left of PrairieLearn's time limit (info.json's timeout), less a
+# margin to write the results: the grade is stopped there, with a message.
+left=$(( ${PL_TIMEOUT:-@TIMEOUT@} - (SECONDS - t0) - 20 ))
+[ "$left" -gt 60 ] || no_grade "the grader took its whole time limit to build itself"
+# PrairieLearn's graders have no GPU: the CUDA lessons run on the emulator.
+GRADE_CUDA=emu GRADE_TIMEOUT=$left bash grader/grade-upload.sh "$g/student" "$res/grade" ||
+    no_grade "$(cat "$res/grade/error" 2>/dev/null || echo "grading failed")"
+python3 grader/lms.py prairielearn "$res/grade" "$res/results.json" ||
+    no_grade "the grade could not be written in PrairieLearn's format"
+cat "$res/grade/report.txt"
+"""
+
+PL_DOCKERFILE = """# The image PrairieLearn's external grader runs the workbook's grader in:
+# Debian 12 and the packages grading needs (grader/install-deps.sh, copied
+# here), nothing of the course itself, since images on Docker Hub are
+# public.  Build and push it under your account, then name it in
+# info.json's "image" (make prairielearn PL_IMAGE=you/ndarray-grader):
+#     docker build -t you/ndarray-grader image/ && docker push you/ndarray-grader
+FROM debian:12
+COPY install-deps.sh /tmp/install-deps.sh
+RUN bash /tmp/install-deps.sh && rm -rf /var/lib/apt/lists/* /tmp/install-deps.sh
+"""
+
+
+def prairielearn(out):
+    """OUT/questions/ndarray-workbook/ (info.json, question.html, tests/) and
+    OUT/image/ (the grader image's Dockerfile)."""
+    image = os.environ.get("PL_IMAGE") or "ndarray-workbook/grader"
+    shutil.rmtree(out, ignore_errors=True)
+    q = os.path.join(out, "questions", PL_QUESTION)
+    os.makedirs(os.path.join(q, "tests"))
+    os.makedirs(os.path.join(out, "image"))
+    files = [f for f in git_files(AUTOGRADER) if "/selftest/" not in f]
+    with tarfile.open(os.path.join(q, "tests", "workbook.tar.gz"), "w:gz") as tar:
+        for f in sorted(files):
+            tar.add(os.path.join(ROOT, f), arcname=f"{PREFIX}/{f}", recursive=False)
+    run_sh = os.path.join(q, "tests", "run.sh")
+    with open(run_sh, "w", encoding="utf-8") as f:
+        f.write(PL_RUN_SH.replace("@TIMEOUT@", str(PL_TIMEOUT)))
+    os.chmod(run_sh, 0o755)
+    info = {
+        # a fixed UUID: PrairieLearn knows a question by it, across syncs
+        "uuid": str(uuid.uuid5(uuid.NAMESPACE_URL, "ndarray-workbook/prairielearn/question")),
+        "title": "ndarray workbook: the seven lessons",
+        "topic": "ndarray", "tags": ["c", "cuda", "autograder"],
+        "type": "v3", "singleVariant": True, "gradingMethod": "External",
+        "externalGradingOptions": {"enabled": True, "image": image,
+                                   "entrypoint": "/grade/tests/run.sh", "timeout": PL_TIMEOUT},
+    }
+    with open(os.path.join(q, "info.json"), "w", encoding="utf-8") as f:
+        json.dump(info, f, indent=4)
+        f.write("\n")
+    names = lesson_files()
+    with open(os.path.join(q, "question.html"), "w", encoding="utf-8") as f:
+        f.write(f"""<pl-question-panel>
+  <p>
+    Upload the lesson files you have written, from <code>skeleton/src/</code>
+    of your copy of the workbook: any of {', '.join(f'<code>{n}</code>' for n in names)}.
+    A lesson you do not upload scores 0.  The grader builds them with the
+    workbook's framework and runs the hidden tests twice, in a plain build and
+    under AddressSanitizer and UBSan; the CUDA lessons run on a CPU emulator of
+    CUDA.  Grading takes a few minutes.
+  </p>
+  <pl-file-upload optional-file-names="{','.join(names)}"></pl-file-upload>
+</pl-question-panel>
+
+<pl-submission-panel>
+  <pl-external-grader-results></pl-external-grader-results>
+  <pl-file-preview></pl-file-preview>
+</pl-submission-panel>
+""")
+    with open(os.path.join(out, "image", "Dockerfile"), "w", encoding="utf-8") as f:
+        f.write(PL_DOCKERFILE)
+    shutil.copy(os.path.join(ROOT, "grader", "install-deps.sh"), os.path.join(out, "image"))
+    print(f"package: {out}: questions/{PL_QUESTION}/ ({len(files)} files in "
+          f"tests/workbook.tar.gz; image {image}) and image/Dockerfile")
+
+
+def pl_problems(res, what):
+    """What in a PrairieLearn results.json breaks the contract, as a list."""
+    bad = []
+    for key, kind in (("gradable", bool), ("score", (int, float)), ("message", str)):
+        if not isinstance(res.get(key), kind):
+            bad.append(f"{what}: {key} is {res.get(key)!r}")
+    if isinstance(res.get("score"), (int, float)) and not 0 <= res["score"] <= 1:
+        bad.append(f"{what}: score {res['score']} is not in [0, 1]")
+    if res.get("gradable"):
+        if not isinstance(res.get("output"), str) or not isinstance(res.get("tests"), list):
+            bad.append(f"{what}: no output or no tests")
+        for t in res.get("tests") or []:
+            for key, kind in (("name", str), ("points", (int, float)),
+                              ("max_points", (int, float)), ("message", str), ("output", str)):
+                if not isinstance(t.get(key), kind):
+                    bad.append(f"{what}: test {t.get('name')!r}: {key} is {t.get(key)!r}")
+                    break
+    return bad
+
+
+def check_prairielearn(out):
+    """Run the entrypoint on fake /grade layouts, as PrairieLearn's grader
+    would (tests/ copied in, the student's files flat in student/): the
+    solution scores 1, the skeleton 0 (gradable), a lesson that does not
+    compile is gradable with the compiler's message, an upload with no
+    lesson file is not gradable."""
+    problems = []
+    q = os.path.join(out, "questions", PL_QUESTION)
+    with open(os.path.join(q, "info.json"), encoding="utf-8") as f:
+        info = json.load(f)
+    ego = info.get("externalGradingOptions", {})
+    if info.get("gradingMethod") != "External" or not ego.get("enabled") or \
+            ego.get("entrypoint") != "/grade/tests/run.sh" or not 0 < ego.get("timeout", 0) <= 600:
+        problems.append(f"info.json: externalGradingOptions {ego}")
+    with open(os.path.join(q, "question.html"), encoding="utf-8") as f:
+        html = f.read()
+    for n in lesson_files():
+        if n not in html:
+            problems.append(f"question.html does not accept {n}")
+    with tarfile.open(os.path.join(q, "tests", "workbook.tar.gz")) as tar:
+        names = set(tar.getnames())
+    for needed in ["grader/grade.sh", "grader/hidden/h01_views.c", "solution/src/06_cuda.cu",
+                   "grader/lms.py", "grader/grade-upload.sh"]:
+        if f"{PREFIX}/{needed}" not in names:
+            problems.append(f"tests/workbook.tar.gz has no {needed}")
+    with tempfile.TemporaryDirectory() as tmp:
+        # Unpacked here as run.sh would (its .unpacked stamp, so it keeps
+        # this copy), with this checkout's calibration, which is per machine.
+        work = os.path.join(tmp, "work")
+        tarball = os.path.join(q, "tests", "workbook.tar.gz")
+        with tarfile.open(tarball) as tar:
+            tar.extractall(work)
+        with open(tarball, "rb") as f, open(os.path.join(work, ".unpacked"), "w") as stamp:
+            stamp.write(hashlib.sha256(f.read()).hexdigest() + "\n")
+        times = os.path.join(ROOT, "build", "grader", "solution-times-emu.tsv")
+        if os.path.exists(times):
+            os.makedirs(os.path.join(work, PREFIX, "build", "grader"), exist_ok=True)
+            shutil.copy(times, os.path.join(work, PREFIX, "build", "grader"))
+        broken = os.path.join(tmp, "compile-error")
+        shutil.copytree(os.path.join(ROOT, "solution"), broken)
+        with open(os.path.join(ROOT, "grader", "selftest", "submissions", "compile_error",
+                               "patch"), "rb") as patch:
+            subprocess.run(["patch", "-s", "-p1", "-d", broken], stdin=patch, check=True)
+        cases = {"solution": os.path.join(ROOT, "solution", "src"),
+                 "skeleton": os.path.join(ROOT, "skeleton", "src"),
+                 "compile-error": os.path.join(broken, "src"), "no-lesson-file": None}
+        runs = {}
+
+        def grade(case):
+            g = os.path.join(tmp, "grade-" + case)
+            shutil.copytree(os.path.join(q, "tests"), os.path.join(g, "tests"))
+            os.makedirs(os.path.join(g, "student"))
+            if cases[case]:
+                for n in lesson_files():
+                    shutil.copy(os.path.join(cases[case], n), os.path.join(g, "student", n))
+            else:
+                with open(os.path.join(g, "student", "notes.txt"), "w") as f:
+                    f.write("not a lesson file\n")
+            # (stretched timeouts and an hour: what is tested is the
+            # contract, and a busy machine must not make the solution lose
+            # a test or run out of time)
+            env = dict(os.environ, PL_GRADE_ROOT=g, PL_WORK=work, PL_TIMEOUT="3600",
+                       GRADE_TIMEOUT_SCALE=os.environ.get("GRADE_TIMEOUT_SCALE", "3"))
+            r = subprocess.run(["bash", os.path.join(g, "tests", "run.sh")], env=env,
+                               capture_output=True, text=True)
+            res_path = os.path.join(g, "results", "results.json")
+            try:
+                with open(res_path, encoding="utf-8") as f:
+                    runs[case] = (json.load(f), os.path.getsize(res_path), r)
+            except (OSError, ValueError) as e:
+                runs[case] = (None, 0, r)
+                problems.append(f"{case}: no results.json ({e}); run.sh said: {r.stderr[-300:]}")
+
+        # The first run builds the grader in `work`; the others reuse it.
+        grade("solution")
+        threads = [threading.Thread(target=grade, args=(c,)) for c in cases if c != "solution"]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for case, (res, size, run) in sorted(runs.items()):
+            if res is None:
+                continue
+            problems += pl_problems(res, case)
+            if size > 1_000_000:
+                problems.append(f"{case}: results.json is {size} bytes, over PrairieLearn's 1 MB")
+            tests = res.get("tests") or []
+            msg = res.get("message", "")
+            if case == "solution" and not (res.get("gradable") and res.get("score") == 1 and tests
+                                           and "CUDA: emulator (CPU)" in msg):
+                problems.append(f"solution: gradable {res.get('gradable')}, score {res.get('score')}"
+                                f", {len(tests)} tests: {msg[:200]}")
+            elif case == "skeleton" and not (res.get("gradable") and res.get("score") == 0 and tests
+                                             and all("not implemented" in t["message"] + t["output"]
+                                                     for t in tests)):
+                problems.append(f"skeleton: gradable {res.get('gradable')}, score {res.get('score')}")
+            elif case == "compile-error" and not (
+                    res.get("gradable") and 0 < res.get("score", 0) < 1
+                    and "src/02_compact.c does not compile" in msg and "error:" in msg):
+                problems.append(f"compile-error: gradable {res.get('gradable')}, score "
+                                f"{res.get('score')}, message {msg[:300]!r}")
+            elif case == "no-lesson-file" and not (res.get("gradable") is False
+                                                   and "no lesson files" in msg):
+                problems.append(f"no-lesson-file: {res}")
+    for p in problems:
+        print(f"not ok - {p}")
+    scores = ", ".join(f"{c} {r[0].get('score')} (gradable {r[0].get('gradable')})"
+                       for c, r in sorted(runs.items()) if r[0])
+    print(f"prairielearn: {scores}")
+    print(f"{0 if problems else 1} passed, {1 if problems else 0} failed")
+    return not problems
+
+
 def main():
     if len(sys.argv) != 3:
         die(__doc__.strip().splitlines()[2])
     cmd, path = sys.argv[1], sys.argv[2]
     actions = {"handout": handout, "gradescope": gradescope,
-               "check-handout": check_handout, "check-gradescope": check_gradescope}
+               "check-handout": check_handout, "check-gradescope": check_gradescope,
+               "check-classroom": check_classroom,
+               "prairielearn": prairielearn, "check-prairielearn": check_prairielearn}
     if cmd not in actions:
         die(f"unknown command '{cmd}'")
     ok = actions[cmd](path)

@@ -25,10 +25,16 @@
 #      fallback) fail to leave it; the grader's self-tests: the solution
 #      scores 100%, the skeleton 0, hostile and buggy submissions get their
 #      expected scores, a grade past its time limit stops, batch grading
-#      writes its gradebook; the hidden tests cover >= 95% of the
-#      solution's lines
-#   8. the handout holds no solution and no hidden test; the Gradescope
-#      zip grades the solution in a fake /autograder
+#      writes its gradebook; grade-all keeps a row for every submission
+#      whatever its name and stops a grade at its time limit; RUNNER=slurm
+#      on a single-node Slurm started for the test gives the same gradebook
+#      as a local batch; the hidden tests cover >= 95% of the solution's
+#      lines
+#   8. the handout holds no solution and no hidden test; its GitHub
+#      Classroom workflow is valid and its commands pass on the solution
+#      and fail on the skeleton; the Gradescope zip grades the solution in
+#      a fake /autograder; the PrairieLearn question grades the solution,
+#      the skeleton and a compile error in fake /grade layouts
 #   9. the student workflow: make status (solution complete, skeleton none),
 #      make test L=/T=, make watch reruns after a change (inotify and
 #      polling), compile errors shown with the compiler's message,
@@ -39,8 +45,9 @@
 #      version, the public tests pass on the instrumented emulator, and its
 #      racecheck names the lines of a transpose without its barriers
 #  11. the web book builds (every snippet tag exists, no pasted code, the
-#      included code compiles) and every page loads in headless Chromium
-#  11. the fuzzer (tests/fuzz/, clang's libFuzzer with ASan and UBSan)
+#      included code compiles) and every page loads in headless Chromium;
+#      the EPUB passes epubcheck
+#  12. the fuzzer (tests/fuzz/, clang's libFuzzer with ASan and UBSan)
 #      replays its seeds and every input that ever found a bug, on the CPU
 #      and on the CUDA device, then fuzzes 60 s (CPU) and 20 s (CUDA);
 #      each run prints its exec count
@@ -241,12 +248,19 @@ fi
 echo "== the grader's self-tests"
 bash grader/test_grader.sh >"$logs/grader.log" 2>&1
 add_counts "grader self-tests" "$logs/grader.log"
+bash grader/test_grade_all.sh >"$logs/grade-all.log" 2>&1
+add_counts "grade-all: a row for every submission, the time limit, Canvas" "$logs/grade-all.log"
+bash grader/test_slurm.sh >"$logs/slurm.log" 2>&1
+add_counts "grade-all RUNNER=slurm on a single-node Slurm" "$logs/slurm.log"
 
 run "make coverage (the hidden tests run at least 95% of the solution's lines)" make coverage
 
-echo "== the student handout and the Gradescope autograder"
+echo "== the student handout, GitHub Classroom, Gradescope and PrairieLearn"
 run "make handout (checked: no solution code, no hidden tests)" make handout
+run "GitHub Classroom workflow (valid; passes on the solution, fails on the skeleton)" \
+    python3 grader/package.py check-classroom build/handout/ndarray-workbook.tar.gz
 run "make gradescope (run_autograder grades the solution in a fake /autograder)" make gradescope
+run "make prairielearn (run.sh in fake /grade: solution 1, skeleton 0, a compile error)" make prairielearn
 
 echo "== the student workflow (make status, make test, make watch)"
 bash tests/test_workflow.sh >"$logs/workflow.log" 2>&1
@@ -303,6 +317,7 @@ rm -rf "$mutant" "build/$(echo "$mutant/tree" | tr / _)"
 
 echo "== the web book"
 run "make docs-check (snippets, figures, pages in Chromium)" make docs-check
+run "make epub-check (the EPUB of the lessons and guides, epubcheck clean)" make epub-check
 
 echo "== the fuzzer (the corpus, then 60 s on the CPU and 20 s on the CUDA device)"
 if make fuzz-build >"$logs/fuzz-build.log" 2>&1; then
