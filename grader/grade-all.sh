@@ -81,9 +81,9 @@ grade() {
     local tmp rc
     tmp=$(mktemp -d "${TMPDIR:-/tmp}/grade-all.XXXXXX") || return 2
     if [ "$3" = - ]; then
-        TMPDIR=$tmp limited "$limit" bash "$grader" "$1" "$2"
+        GRADE_LIMITED=1 TMPDIR=$tmp limited "$limit" bash "$grader" "$1" "$2"
     else
-        TMPDIR=$tmp limited "$limit" bash "$grader" "$1" "$2" >"$3" 2>&1
+        GRADE_LIMITED=1 TMPDIR=$tmp limited "$limit" bash "$grader" "$1" "$2" >"$3" 2>&1
     fi
     rc=$?
     rm -rf "$tmp"

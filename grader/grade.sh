@@ -21,7 +21,7 @@
 # in view and limits of its own (a compile: 30 s of CPU, 3 GB of memory,
 # files of at most 64 MB; a lesson file over 1 MB is refused before).  The sandbox's mode
 # (namespaces, or a fallback) is printed and reported.  A whole grade stops
-# after GRADE_TIME_LIMIT seconds (default 1200), with a results.json that
+# after GRADE_TIMEOUT seconds (default 900), with a results.json that
 # says so.
 #
 # Each lesson file is compiled alone and checked (a .cu file as the
@@ -63,9 +63,12 @@ die() { echo "grade: $*" >&2; exit 2; }
 # The whole grade's time limit: past it, everything the grade started is
 # killed (timeout's process group; the sandboxes die with their parents),
 # and results.json says why there is no score.
+# (grade-all.sh, which make grade uses, holds the same limit from outside,
+# in a PID namespace, and sets GRADE_LIMITED: this is for grade.sh run by
+# hand.)
 if [ -z "${GRADE_LIMITED:-}" ] && [ $# -eq 2 ]; then
-    limit=${GRADE_TIME_LIMIT:-1200}
-    [[ $limit =~ ^[1-9][0-9]*$ ]] || die "GRADE_TIME_LIMIT=$limit: it must be a number of seconds"
+    limit=${GRADE_TIMEOUT:-900}
+    [[ $limit =~ ^[1-9][0-9]*$ ]] || die "GRADE_TIMEOUT=$limit: it must be a number of seconds"
     GRADE_LIMITED=1 timeout -k 10 "$limit" bash "$0" "$@" &
     graded=$!
     trap 'kill -TERM -- -$graded $graded 2>/dev/null' INT TERM
@@ -73,7 +76,7 @@ if [ -z "${GRADE_LIMITED:-}" ] && [ $# -eq 2 ]; then
     rc=$?
     [ $rc -gt 128 ] && kill -0 $graded 2>/dev/null && { wait $graded; rc=$?; }
     if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-        msg="grade: stopped after $limit s, the time limit of a whole grade (GRADE_TIME_LIMIT): no score. Its tests ran out of time one after another, or the machine is far too busy."
+        msg="grade: stopped after $limit s, the time limit of a whole grade (GRADE_TIMEOUT): no score. Its tests ran out of time one after another, or the machine is far too busy."
         mkdir -p "$2" && python3 -c 'import json, sys
 json.dump({"score": 0, "output": sys.argv[1], "tests": []}, open(sys.argv[2], "w"))' \
             "$msg" "$2/results.json"

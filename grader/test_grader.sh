@@ -21,7 +21,7 @@
 # lesson must keep full marks however busy the machine is (the limits are
 # CPU time, which a shared machine does not stretch).  The seconds each
 # grade took are printed, never judged.  Then a grade stopped by its
-# overall time limit (GRADE_TIME_LIMIT), and batch grading (grade-all.sh)
+# overall time limit (GRADE_TIMEOUT), and batch grading (grade-all.sh)
 # of a nested and of a broken submission.  SELFTEST_ONLY="name ..." grades
 # those submissions alone (for authors).  Prints "ok - NAME" or "not ok -
 # NAME: why" per case, then the line "N passed, N failed".
@@ -177,7 +177,7 @@ passed=0 failed=0
 # says so in results.json.
 if wanted time_limit; then
 t0=$SECONDS
-GRADE_TIME_LIMIT=5 bash grader/grade.sh "$root/solution" "$work/time_limit" \
+GRADE_TIMEOUT=5 bash grader/grade.sh "$root/solution" "$work/time_limit" \
     >"$work/time_limit.log" 2>&1
 rc=$? secs=$((SECONDS - t0))
 sleep 1
@@ -197,7 +197,7 @@ EOF3
 [ $secs -lt 30 ] || limit_why="it took $secs s ${limit_why}"
 [ -z "$left" ] || limit_why="processes left running: $left ${limit_why}"
 if [ -z "$limit_why" ]; then
-    echo "ok - time_limit: a grade past GRADE_TIME_LIMIT (5 s) stops and says so (${secs} s)"
+    echo "ok - time_limit: a grade past GRADE_TIMEOUT (5 s) stops and says so (${secs} s)"
     passed=$((passed + 1))
 else
     echo "not ok - time_limit: $limit_why"
