@@ -6,7 +6,11 @@
 #
 #   install-deps.sh           what building, testing and grading need
 #   install-deps.sh --docs    also what `make docs` needs (KaTeX, gnuplot)
-#   install-deps.sh --bench   also what `make bench` needs (OpenBLAS)
+#   install-deps.sh --bench   also what `make bench` needs: OpenBLAS itself
+#                             (its pkg-config file, which points at its own
+#                             cblas.h; Debian's reference BLAS, libblas-dev,
+#                             also installs a cblas.h, without OpenBLAS's
+#                             functions) and NumPy, the baseline beside it
 #   install-deps.sh --dev     also what `make watch` (inotify-tools) and
 #                             `make compile_commands.json` (bear) want
 #   install-deps.sh --check   also what `make check` needs (the docs, a
@@ -30,7 +34,7 @@ dev=("cmd:inotifywait        inotify-tools" "cmd:bear             bear")
 case "${1:-}" in
     "") ;;
     --docs)  checks+=("${docs[@]}") ;;
-    --bench) checks+=("h:cblas.h           libopenblas-dev") ;;
+    --bench) checks+=("pc:openblas          libopenblas-dev" "py:numpy             python3-numpy") ;;
     --dev)   checks+=("${dev[@]}") ;;
     --check) checks+=("${docs[@]}" "cmd:chromium         chromium" "cmd:patch            patch"
                       "${dev[@]}") ;;
@@ -44,7 +48,9 @@ for entry in "${checks[@]}"; do
     case $kind in
         cmd) command -v "$name" >/dev/null 2>&1 && continue ;;
         pc)  command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$name" && continue ;;
-        h)   echo "#include <$name>" | cc -E -x c - >/dev/null 2>&1 && continue ;;
+        # Debian's python3, where apt installs modules (a python3 that comes
+        # first on PATH, pyenv's say, does not see them)
+        py)  /usr/bin/python3 -c "import $name" >/dev/null 2>&1 && continue ;;
         file) [ -e "$name" ] && continue ;;
     esac
     missing+=("$pkg")
