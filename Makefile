@@ -244,11 +244,13 @@ $(B)/bench_%: tests/bench/bench_%.cu tests/bench/bench_gpu.h $(B)/libnd.a
 
 # The benchmark links OpenBLAS, which only `make bench` needs, through its
 # own pkg-config file: its cblas.h, not whichever BLAS's the system's
-# cblas.h points at.
+# cblas.h points at.  --wrap: bench_cpu keeps the library's large blocks
+# for reuse (see the top of bench_cpu.c).
 $(B)/bench_cpu: tests/bench/bench_cpu.c $(B)/libnd.a
 	@$(if $(Q),echo "  CC      $<")
 	@pkg-config --exists openblas || { echo "bench_cpu needs OpenBLAS: run grader/install-deps.sh --bench (Debian package libopenblas-dev)" >&2; exit 1; }
 	$(Q)$(CXX) -x c $(CFLAGS_COMMON) $(OPT) -I$(TREE)/include $$(pkg-config --cflags openblas) $< \
-		-x none $(B)/libnd.a $(CUDA_LIBS) $$(pkg-config --libs openblas) -lm -o $@
+		-x none $(B)/libnd.a $(CUDA_LIBS) $$(pkg-config --libs openblas) -lm \
+		-Wl,--wrap=aligned_alloc,--wrap=free -o $@
 
 -include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(CUDA_OBJS:.o=.d)

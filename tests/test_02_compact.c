@@ -90,14 +90,19 @@ static nd_array sub_view(t_rng *r, nd_array v)
     return w;
 }
 
-/* nd_compact(a) must give a NEW compact array holding want (row-major),
- * leaving a and its buffer as they were. */
-static void check_compact(const nd_array *a, const float *want, const char *what)
+/* nd_compact_version(a, version) (0: nd_compact itself) must give a NEW
+ * compact array holding want (row-major), leaving a and its buffer as they
+ * were. */
+static void check_compact_version(const nd_array *a, int version, const float *want,
+                                  const char *what)
 {
     int64_t size, n = t_numel(a->ndim, a->shape), refs = a->buf->refcount;
     float *before = t_buffer(a, &size);
     nd_array copy = *a, out;
-    T_OK_CASE(nd_compact(a, &out), what);
+    if (version == 0)
+        T_OK_CASE(nd_compact(a, &out), what);
+    else
+        T_OK_CASE(nd_compact_version(a, version, &out, NULL), what);
 
     t_assert_shape(&out, a->ndim, a->shape, what);
     ck_assert_msg(out.buf != NULL && out.buf != a->buf,
@@ -131,6 +136,11 @@ static void check_compact(const nd_array *a, const float *want, const char *what
     nd_release(&out);
     free(before);
     free(after);
+}
+
+static void check_compact(const nd_array *a, const float *want, const char *what)
+{
+    check_compact_version(a, 0, want, what);
 }
 
 /* The host reference of dst[...] = src (or = value when src is NULL):
@@ -706,7 +716,9 @@ END_TEST
 /* Transposed views whose sizes are not multiples of any block size a
  * tiled gather might use (16, 32, 256...), with the dense axis reversed
  * (stride -1) or the plane repeated along a batch axis: the edges of a
- * blocked copy are where it goes wrong.  Checked against t_gather. */
+ * blocked copy are where it goes wrong.  Checked against t_gather, for
+ * nd_compact and for each version of nd_compact_version (1: your
+ * gather_cpu; 2-4: the given fast path of the "going further" section). */
 START_TEST(compact_transpose_edges)
 {
     static const struct {
@@ -727,7 +739,21 @@ START_TEST(compact_transpose_edges)
         int64_t offset = cases[c].reverse ? k - 1 : 0;
         T_OK(nd_as_strided(&base, 3, shape, strides, offset, &v));
         float *want = t_gather(&v);
-        check_compact(&v, want, "nd_compact of a transposed plane");
+        for (int version = 0; version <= 4; version++) {
+            char what[100];
+            snprintf(what, sizeof what, "nd_compact_version %d of a transposed plane", version);
+            check_compact_version(&v, version, want, version ? what : "nd_compact of a "
+                                  "transposed plane");
+            /* which copy ran: a plane has an outer axis denser than the last */
+            int ran = -1, plane = r > 1 && k > 1, expect = T_DEV == ND_CUDA ? 0
+                : version == 1 || !plane ? 1 : version ? version : -1;
+            nd_array out;
+            T_OK(nd_compact_version(&v, version, &out, &ran));
+            nd_release(&out);
+            ck_assert_msg(expect < 0 ? ran >= 3 : ran == expect,
+                          "%s: *ran is %d, expected %s%d", what, ran, expect < 0 ? "3 or " : "",
+                          expect < 0 ? 4 : expect);
+        }
         free(want);
         nd_release(&v);
         nd_release(&base);
@@ -746,6 +772,10 @@ START_TEST(compact_errors)
     T_ERR_OP(nd_compact(NULL, &out), ND_ERR_ARG, "compact");
     t_assert_untouched(&out, "nd_compact(NULL, &out)");
     T_ERR_OP(nd_compact(&a, NULL), ND_ERR_ARG, "compact");
+    T_ERR_OP(nd_compact_version(&a, 5, &out, NULL), ND_ERR_ARG, "compact");
+    t_assert_untouched(&out, "nd_compact_version with version 5");
+    T_ERR_OP(nd_compact_version(&a, -1, &out, NULL), ND_ERR_ARG, "compact");
+    t_assert_untouched(&out, "nd_compact_version with version -1");
 
     nd_array gone = t_arange(2, shape);
     nd_release(&gone);
