@@ -8,6 +8,7 @@
 #   SAN=1                         build with AddressSanitizer and UBSan
 #   V=1                           show every compiler command
 #   F=GROUP                       make bench: only compact, ewise, reduce or matmul
+#   SMOKE=1                       make bench-cpu: a smoke pass (small shapes, seconds)
 #   CUDA=emu|gpu                  where the CUDA device runs (default: a GPU when
 #                                 nvidia-smi sees one and nvcc is installed,
 #                                 otherwise the emulator in grader/emu/)
@@ -102,7 +103,7 @@ SAN_ENV := CK_TIMEOUT_MULTIPLIER=4 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 RUN_ENV := $(if $(filter 1,$(SAN)),$(SAN_ENV))
 
-.PHONY: intro help deps build test bench grade skeleton skeleton-check check clean cuda-check
+.PHONY: intro help deps build test bench bench-cpu bench-record grade skeleton skeleton-check check clean cuda-check
 
 intro: deps ## (no target) what this is, and where to start
 	@echo "A workbook: you build a strided n-dimensional array in C (CUDA to come),"
@@ -133,14 +134,12 @@ test: deps ## run the public tests on TREE (L=N one lesson, T=name one test)
 	@echo "Testing $(TREE) ($(VARIANT) build; CUDA device: $(if $(filter gpu,$(CUDA_MODE)),the GPU,the emulator))"
 	@$(WORKFLOW) test -- $(if $(L),-l $(L)) $(if $(T),-t $(T)) $(if $(filter 1,$(V)),-v)
 
-bench: ## benchmarks of TREE: CPU (build/bench/cpu.tsv, installs OpenBLAS), and GPU ones when there is a GPU
-	@bash grader/install-deps.sh --bench
-	@$(MAKE) BENCH=1 TREE=$(TREE) build/$(TREE_ID)/bench/bench_cpu
-	@mkdir -p build/bench
-	@# OpenBLAS picks its kernels for this CPU unless OPENBLAS_CORETYPE forces
-	@# others (some machines set it); compare against its own best choice.
-	env -u OPENBLAS_CORETYPE build/$(TREE_ID)/bench/bench_cpu -o build/bench/cpu.tsv $(if $(F),-f $(F))
-	@echo "wrote build/bench/cpu.tsv"
+# NumPy's side of the CPU benchmark runs on Debian's python3-numpy, so on
+# Debian's python3 (a python3 that comes first on PATH, pyenv's say, may
+# not have it).
+BENCH_PYTHON := $(or $(wildcard /usr/bin/python3),python3)
+
+bench: bench-cpu ## benchmarks of TREE: CPU beside memcpy, OpenBLAS and NumPy (build/bench/cpu.tsv, installs them), and GPU ones when there is a GPU
 ifeq ($(CUDA_MODE),gpu)
 	@$(MAKE) BENCH=1 TREE=$(TREE) CUDA=gpu $(patsubst tests/bench/%.cu,build/$(TREE_ID)/bench-gpu/%,$(wildcard tests/bench/bench_gpu*.cu))
 	@for b in build/$(TREE_ID)/bench-gpu/bench_gpu*; do \
@@ -151,10 +150,37 @@ else
 	@echo "GPU benchmarks skipped: no GPU here (the CUDA device is the emulator, whose timings mean nothing)"
 endif
 
+# SMOKE=1: small shapes, one round, every result still checked, in a few
+# seconds (make check runs it); its figures mean nothing.
+BENCH_CPU_TSV := build/bench/cpu$(if $(filter 1,$(SMOKE)),-smoke).tsv
+
+bench-cpu: ## the CPU benchmarks alone (SMOKE=1: a smoke pass of a few seconds, as make check runs)
+	@bash grader/install-deps.sh --bench
+	@$(MAKE) BENCH=1 TREE=$(TREE) CUDA=emu build/$(TREE_ID)/bench/bench_cpu
+	@mkdir -p build/bench
+	@# Both users of OpenBLAS (bench_cpu and NumPy) on one thread, with the
+	@# kernels OpenBLAS picks for this CPU: some machines set
+	@# OPENBLAS_CORETYPE or OPENBLAS_L2_SIZE to force others.  Cleared for
+	@# this command only.
+	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 \
+		build/$(TREE_ID)/bench/bench_cpu -o $(BENCH_CPU_TSV) $(if $(F),-f $(F)) \
+		$(if $(filter 1,$(SMOKE)),-s) -n '$(BENCH_PYTHON) tests/bench/bench_numpy.py'
+	@echo "wrote $(BENCH_CPU_TSV)"
+
 # Targets for the course's authors: they need solution/, which the
 # student handout does not have.
 AUTHORS_ONLY = @test -d solution || { echo "make $@: this needs solution/, which the \
 student handout does not have" >&2; exit 2; }
+
+bench-record: ## make bench TREE=solution, then record it: lessons/data/bench-cpu.tsv, its tables in README.md and lesson 2, the plots
+	$(AUTHORS_ONLY)
+	@if [ -n "$(F)" ]; then echo "make bench-record records a whole run: leave out F=" >&2; exit 2; fi
+	@$(MAKE) bench TREE=solution
+	@cp build/bench/cpu.tsv lessons/data/bench-cpu.tsv
+	@python3 tests/bench/bench_tables.py --write lessons/data/bench-cpu.tsv
+	@$(MAKE) docs-plots
+	@echo "recorded lessons/data/bench-cpu.tsv and the tables of README.md and lessons/02-compact.md;"
+	@echo "plots in $(DOCS_SITE)/figures; review them (git diff), then commit"
 
 skeleton: ## regenerate skeleton/ from solution/
 	$(AUTHORS_ONLY)

@@ -14,7 +14,8 @@
 #   install-deps.sh --dev     also what `make watch` (inotify-tools) and
 #                             `make compile_commands.json` (bear) want
 #   install-deps.sh --check   also what `make check` needs (the docs, a
-#                             headless Chromium, patch, and --dev's tools)
+#                             headless Chromium, patch, --bench's libraries
+#                             for its smoke pass, and --dev's tools)
 set -euo pipefail
 
 # "how to tell it is here" and the Debian package that provides it
@@ -31,13 +32,14 @@ checks=(
 )
 docs=("file:/usr/share/javascript/katex/katex.min.js libjs-katex" "cmd:gnuplot          gnuplot-nox")
 dev=("cmd:inotifywait        inotify-tools" "cmd:bear             bear")
+bench=("pc:openblas          libopenblas-dev" "py:numpy             python3-numpy")
 case "${1:-}" in
     "") ;;
     --docs)  checks+=("${docs[@]}") ;;
-    --bench) checks+=("pc:openblas          libopenblas-dev" "py:numpy             python3-numpy") ;;
+    --bench) checks+=("${bench[@]}") ;;
     --dev)   checks+=("${dev[@]}") ;;
     --check) checks+=("${docs[@]}" "cmd:chromium         chromium" "cmd:patch            patch"
-                      "${dev[@]}") ;;
+                      "${bench[@]}" "${dev[@]}") ;;
     *) echo "usage: install-deps.sh [--docs|--bench|--dev|--check]" >&2; exit 2 ;;
 esac
 

@@ -686,7 +686,9 @@ START_TEST(compact_large)
 {
     /* 2^20 elements: a 1024x1024 transpose, and a (128,64,128) view that
      * permutes and reverses a (64,128,128) base.  Values are exact in float.
-     * A gather that does much more than one pass times out. */
+     * A gather that does much more than one pass times out.  Both views
+     * have a transposed plane, which nd_compact gives to the fast path:
+     * version 1 is your gather_cpu on them. */
     const int64_t n = (int64_t)1 << 20;
     float *v = t_floats(n), *want = t_floats(n);
     for (int64_t i = 0; i < n; i++)
@@ -697,6 +699,7 @@ START_TEST(compact_large)
         for (int64_t j = 0; j < 1024; j++)
             want[i * 1024 + j] = (float)(j * 1024 + i);
     check_compact(&t, want, "nd_compact of a 1024x1024 transpose");
+    check_compact_version(&t, 1, want, "nd_compact_version 1 of a 1024x1024 transpose");
     nd_release(&t);
 
     /* element (i,j,k) is base[63-j][k][i] */
@@ -707,6 +710,8 @@ START_TEST(compact_large)
             for (int64_t k = 0; k < 128; k++)
                 want[(i * 64 + j) * 128 + k] = (float)((63 - j) * 16384 + k * 128 + i);
     check_compact(&p, want, "nd_compact of a permuted, reversed (128,64,128) view");
+    check_compact_version(&p, 1, want, "nd_compact_version 1 of a permuted, reversed "
+                          "(128,64,128) view");
     nd_release(&p);
     free(want);
     free(v);

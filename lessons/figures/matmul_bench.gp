@@ -5,8 +5,9 @@
 #     gnuplot -e "data='lessons/data/bench-cpu.tsv'; outdir='build/site/figures'" \
 #         lessons/figures/matmul_bench.gp
 #
-# writes OUTDIR/matmul-bench.svg: GFLOP/s of nd_matmul_naive, nd_matmul and
-# OpenBLAS's cblas_sgemm (one thread) against n, for n x n x n products.  The
+# writes OUTDIR/matmul-bench.svg: GFLOP/s of nd_matmul_naive, nd_matmul,
+# OpenBLAS's cblas_sgemm (one thread) and NumPy's a @ b (OpenBLAS too, one
+# thread, through Python) against n, for n x n x n products.  The
 # machine, the date, the compiler and OpenBLAS come from the file's '#'
 # header lines, so the plot always names what it measured.
 
@@ -49,8 +50,11 @@ set key at graph 0.97, graph 0.66 right top reverse Left spacing 1.2 box lc rgb 
 blas = "OpenBLAS sgemm, 1 thread"
 tiled = "tiled (nd_matmul)"
 naive = "naive (nd_matmul_naive)"
+numpy = "NumPy a @ b"
 plot data using (x(blas)):5 with linespoints lw 2 pt 7 ps 0.8 lc rgb "#57606a" \
          title "OpenBLAS cblas\\_sgemm", \
+     data using (x(numpy)):5 with linespoints lw 2 pt 9 ps 0.9 dt 2 lc rgb "#8250df" \
+         title "NumPy a @ b", \
      data using (x(blas)):5:(sprintf("%.0f", column(5))) with labels offset 0,1.1 \
          tc rgb "#57606a" font ",11" notitle, \
      data using (x(tiled)):5 with linespoints lw 2.5 pt 7 ps 0.9 lc rgb "#0b5cad" \

@@ -381,6 +381,7 @@ static int transposed_axis(const layout *l)
 }
 //@ end snippet transposed_axis
 
+//@ snippet transpose8
 /* Eight floats that the compiler keeps in one vector register (AVX), or in
  * two (SSE, NEON): GCC's and Clang's portable vector extension.  A memcpy
  * to or from one compiles to a single unaligned vector load or store. */
@@ -395,7 +396,6 @@ typedef int vec8i __attribute__((vector_size(32)));
 #define SHUFFLE8(a, b, ...) __builtin_shuffle(a, b, (vec8i){ __VA_ARGS__ })
 #endif
 
-//@ snippet transpose8
 /* Transpose the 8x8 block whose row k is r[k], in registers: three rounds
  * of shuffles that interleave pairs of vectors, one float at a time, then
  * two, then four (24 shuffles; AVX does each in one instruction). */
@@ -419,30 +419,18 @@ static inline void transpose8(vec8 r[8])
 }
 //@ end snippet transpose8
 
-//@ snippet gather_plane
-/* The plane goes by blocks of 16 x 16 floats: 16 source rows, 64 bytes of
- * each, one cache line, become 16 destination rows of 64 bytes.  Every
- * line a block reads or writes is used whole at once, so nothing has to
- * wait in the cache for later use, however the rows map to cache sets (a
- * power-of-two row length puts them all in the same few).  The blocks go
- * by SPAN x SPAN squares, down the 16 source rows of a block row first:
- * the 256 + 256 pages a square touches stay in the TLB until it is done,
- * and each source row is read in order, which the prefetcher follows. */
+//@ snippet plane_blocked
+/* The plane goes by blocks of 16 x 16 floats: 16 runs of the source along
+ * p, 64 bytes of each (one cache line), become 16 destination rows of 64
+ * bytes.  Every line a block reads or writes is used whole at once, so
+ * nothing has to wait in the cache for later use, however the rows map to
+ * cache sets (a power-of-two row length puts them all in the same few).
+ * The blocks go by SPAN x SPAN squares, whose 256 + 256 pages stay in the
+ * TLB until the square is done; in a square, block after block along p,
+ * so that each of the 16 source runs is read in order, which the hardware
+ * prefetcher follows. */
 #define BLOCK 16
 #define SPAN 256
-
-/* Outputs at least this large are written with streaming stores (below):
- * with its input, such a copy fills the last-level cache of most machines
- * (8-32 MB) anyway, so keeping the output in the cache saves nothing. */
-#define STREAM_BYTES (8 << 20)
-
-/* The fastest version of the transposed copy for an output of numel floats
- * (nd_compact_version's numbering): streaming stores for large outputs,
- * ordinary ones for outputs that may stay in the cache for their next use. */
-static int plane_version(int64_t numel)
-{
-    return (uint64_t)numel * sizeof(float) >= STREAM_BYTES ? 4 : 3;
-}
 
 /* Step 2, blocked: an ni x nj block element by element.  Source element
  * (i, j) is from[i * sp + j * sl]; it goes to to[i * dp + j].  Row by row
@@ -454,6 +442,21 @@ static void block_scalar(const float *from, int64_t sp, int64_t sl, float *to, i
     for (int64_t i = 0; i < ni; i++)
         for (int64_t j = 0; j < nj; j++)
             to[i * dp + j] = from[i * sp + j * sl];
+}
+//@ end snippet plane_blocked
+
+//@ snippet plane_stream
+/* Outputs at least this large are written with streaming stores (below):
+ * with its input, such a copy fills the last-level cache of most machines
+ * (8-32 MB) anyway, so keeping the output in the cache saves nothing. */
+#define STREAM_BYTES (8 << 20)
+
+/* The fastest version of the transposed copy for an output of numel floats
+ * (nd_compact_version's numbering): streaming stores for large outputs,
+ * ordinary ones for outputs that may stay in the cache for their next use. */
+static int plane_version(int64_t numel)
+{
+    return (uint64_t)numel * sizeof(float) >= STREAM_BYTES ? 4 : 3;
 }
 
 /* Step 4: 16 floats, lo then hi, to the 64-byte line at `to`, with a
@@ -489,7 +492,9 @@ static inline void put_row16(float *row, const vec8 *lo, const vec8 *hi, bool st
         memcpy(row + 8, hi, sizeof *hi);
     }
 }
+//@ end snippet plane_stream
 
+//@ snippet plane_registers
 /* Step 3, in registers: a whole 16 x 16 block (sp == 1) as four 8x8
  * quarters, each transposed in registers: a, b from source rows 0-7
  * (columns 0-7 and 8-15), c, d from rows 8-15.  Destination row k < 8 is
@@ -513,7 +518,9 @@ static inline void block_registers(const float *from, int64_t sl, float *to, int
         put_row16(to + (k + 8) * dp, &b[k], &d[k], stream);
     }
 }
+//@ end snippet plane_registers
 
+//@ snippet gather_plane
 /* dst = the layout l of src, made compact, where axis p is denser than the
  * last (transposed_axis): every (p, last) plane, by SPAN x SPAN squares of
  * BLOCK x BLOCK blocks.  version: 2 blocked, 3 in registers, 4 streaming
