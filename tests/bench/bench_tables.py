@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """bench_tables.py -- the tables of recorded CPU benchmark figures in
-README.md and lessons/02-compact.md, made from the TSV of bench_cpu.
+README.md, lessons/02-compact.md and lessons/05-matmul.md, made from the
+TSV of bench_cpu.
 
     bench_tables.py --write lessons/data/bench-cpu.tsv   rewrite the tables
     bench_tables.py --check lessons/data/bench-cpu.tsv   fail if they differ
@@ -127,7 +128,23 @@ def steps_table(header, rows):
     return out
 
 
-TABLES = [('README.md', 'readme', readme_table), ('lessons/02-compact.md', 'steps', steps_table)]
+def matmul_table(header, rows):
+    sizes = [r['shape'] for r in rows if r['group'] == 'matmul' and
+             r['case'] == 'OpenBLAS sgemm, 1 thread']
+    out = [source_line(header) + ' GFLOP/s; built `-O3 -march=native`.', '',
+           '| n | naive | tiled `nd_matmul` | OpenBLAS, 1 thread | NumPy `a @ b` |',
+           '|---|---|---|---|---|']
+    for sh in sizes:
+        out.append('| %s | %.2f | %.0f | %.0f | %.0f |' % (
+            sh.split('x')[0], find(rows, 'matmul', 'naive (nd_matmul_naive)', sh)['rate'],
+            find(rows, 'matmul', 'tiled (nd_matmul)', sh)['rate'],
+            find(rows, 'matmul', 'OpenBLAS sgemm, 1 thread', sh)['rate'],
+            find(rows, 'matmul', 'NumPy a @ b', sh)['rate']))
+    return out
+
+
+TABLES = [('README.md', 'readme', readme_table), ('lessons/02-compact.md', 'steps', steps_table),
+          ('lessons/05-matmul.md', 'matmul', matmul_table)]
 
 
 def replace_block(text, name, lines, path):
