@@ -10,6 +10,7 @@
 #                                 or a plain build (SAN=0)
 #   V=1                           show every compiler command
 #   F=GROUP                       make bench: only compact, ewise, reduce or matmul
+#   SMOKE=1                       make bench-cpu: a smoke pass (small shapes, seconds)
 #   CUDA=emu|gpu                  where the CUDA device runs (default: a GPU when
 #                                 nvidia-smi sees one and nvcc is installed,
 #                                 otherwise the emulator in grader/emu/)
@@ -47,7 +48,16 @@ CFLAGS_COMMON := -std=c11 -g -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L
 # The library is held to a little more.
 CFLAGS_LIB := -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wformat=2
 ifeq ($(BENCH),1)
-OPT := -O3 -march=native
+# What GCC warns about after inlining and vectorising (maybe-uninitialized,
+# array bounds, string and memory operations) depends on the optimiser and
+# on the CPU that -march=native names: on another machine or another GCC,
+# code that is clean here can draw one.  So in this build they stay
+# warnings, and a user's benchmark builds; tests/check.sh builds it too and
+# fails on any warning at all.  (Clang has no such warnings.)
+BENCH_FLOW_WARNINGS := maybe-uninitialized array-bounds stringop-overflow stringop-overread \
+	stringop-truncation restrict free-nonheap-object use-after-free dangling-pointer
+OPT := -O3 -march=native $(if $(shell $(CC) --version 2>/dev/null | grep -i clang),,\
+	$(addprefix -Wno-error=,$(BENCH_FLOW_WARNINGS)))
 else ifeq ($(SAN),1)
 OPT := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 else
@@ -70,7 +80,7 @@ SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:detect_stack_use_after_r
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 RUN_ENV := $(if $(filter asan%,$(VARIANT)),$(SAN_ENV))
 
-.PHONY: intro help deps build test bench grade skeleton skeleton-check check clean cuda-check
+.PHONY: intro help deps build test bench bench-cpu bench-record grade skeleton skeleton-check check clean cuda-check
 
 intro: deps ## (no target) what this is, and where to start
 	@echo "A workbook: you build a strided n-dimensional array in C, then its kernels in"
@@ -110,14 +120,12 @@ test: deps ## run the public tests on TREE (L=N one lesson, T=name one test)
 	@echo "Testing $(TREE) ($(VARIANT) build; CUDA device: $(if $(filter gpu,$(CUDA_MODE)),the GPU,the emulator))"
 	@$(WORKFLOW) test -- $(if $(L),-l $(L)) $(if $(T),-t $(T)) $(if $(filter 1,$(V)),-v)
 
-bench: ## benchmarks of TREE: CPU (build/bench/cpu.tsv, installs OpenBLAS), and GPU ones when there is a GPU
-	@bash grader/install-deps.sh --bench
-	@$(MAKE) BENCH=1 TREE=$(TREE) CUDA=emu build/$(TREE_ID)/bench/bench_cpu
-	@mkdir -p build/bench
-	@# OpenBLAS picks its kernels for this CPU unless OPENBLAS_CORETYPE forces
-	@# others (some machines set it); compare against its own best choice.
-	env -u OPENBLAS_CORETYPE build/$(TREE_ID)/bench/bench_cpu -o build/bench/cpu.tsv $(if $(F),-f $(F))
-	@echo "wrote build/bench/cpu.tsv"
+# NumPy's side of the CPU benchmark runs on Debian's python3-numpy, so on
+# Debian's python3 (a python3 that comes first on PATH, pyenv's say, may
+# not have it).
+BENCH_PYTHON := $(or $(wildcard /usr/bin/python3),python3)
+
+bench: bench-cpu ## benchmarks of TREE: CPU beside memcpy, OpenBLAS and NumPy (build/bench/cpu.tsv, installs them), and GPU ones when there is a GPU
 ifeq ($(CUDA_MODE),gpu)
 	@$(MAKE) TREE=$(TREE) CUDA=gpu $(GPU_BENCHES)
 	@for b in $(GPU_BENCHES); do \
@@ -128,10 +136,37 @@ else
 	@echo "GPU benchmarks skipped: no GPU here (the CUDA device is the emulator, whose timings mean nothing)"
 endif
 
+# SMOKE=1: small shapes, one round, every result still checked, in a few
+# seconds (make check runs it); its figures mean nothing.
+BENCH_CPU_TSV := build/bench/cpu$(if $(filter 1,$(SMOKE)),-smoke).tsv
+
+bench-cpu: ## the CPU benchmarks alone (SMOKE=1: a smoke pass of a few seconds, as make check runs)
+	@bash grader/install-deps.sh --bench
+	@$(MAKE) BENCH=1 TREE=$(TREE) CUDA=emu build/$(TREE_ID)/bench/bench_cpu
+	@mkdir -p build/bench
+	@# Both users of OpenBLAS (bench_cpu and NumPy) on one thread, with the
+	@# kernels OpenBLAS picks for this CPU: some machines set
+	@# OPENBLAS_CORETYPE or OPENBLAS_L2_SIZE to force others.  Cleared for
+	@# this command only.
+	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 \
+		build/$(TREE_ID)/bench/bench_cpu -o $(BENCH_CPU_TSV) $(if $(F),-f $(F)) \
+		$(if $(filter 1,$(SMOKE)),-s) -n '$(BENCH_PYTHON) tests/bench/bench_numpy.py'
+	@echo "wrote $(BENCH_CPU_TSV)"
+
 # Targets for the course's authors: they need solution/, which the
 # student handout does not have.
 AUTHORS_ONLY = @test -d solution || { echo "make $@: this needs solution/, which the \
 student handout does not have" >&2; exit 2; }
+
+bench-record: ## make bench TREE=solution, then record it: lessons/data/bench-cpu.tsv, its tables in README.md and lesson 2, the plots
+	$(AUTHORS_ONLY)
+	@if [ -n "$(F)" ]; then echo "make bench-record records a whole run: leave out F=" >&2; exit 2; fi
+	@$(MAKE) bench TREE=solution
+	@cp build/bench/cpu.tsv lessons/data/bench-cpu.tsv
+	@python3 tests/bench/bench_tables.py --write lessons/data/bench-cpu.tsv
+	@$(MAKE) docs-plots
+	@echo "recorded lessons/data/bench-cpu.tsv and the tables of README.md and lessons/02-compact.md;"
+	@echo "plots in $(DOCS_SITE)/figures; review them (git diff), then commit"
 
 skeleton: ## regenerate skeleton/ from solution/
 	$(AUTHORS_ONLY)
@@ -272,10 +307,16 @@ $(B)/bench_%: tests/bench/bench_%.cu tests/bench/bench_gpu.h $(B)/libnd.a
 	@$(if $(Q),echo "  NVCC    $<")
 	$(Q)$(NVCC) $(NVCC_FLAGS) $(NVCC_OPT) -I$(TREE)/include -I$(TREE)/src $< $(B)/libnd.a -lcublas -o $@
 
-# The benchmark links OpenBLAS, which only `make bench` needs.
+# The benchmark links OpenBLAS, which only `make bench` needs, through its
+# own pkg-config file: its cblas.h, not whichever BLAS's the system's
+# cblas.h points at.  --wrap: bench_cpu keeps the library's large blocks
+# for reuse (see the top of bench_cpu.c).
 $(B)/bench_cpu: tests/bench/bench_cpu.c $(B)/libnd.a
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CXX) -x c $(CFLAGS_COMMON) $(OPT) -I$(TREE)/include $< -x none $(B)/libnd.a $(CUDA_LIBS) -lopenblas -lm -o $@
+	@pkg-config --exists openblas || { echo "bench_cpu needs OpenBLAS: run grader/install-deps.sh --bench (Debian package libopenblas-dev)" >&2; exit 1; }
+	$(Q)$(CXX) -x c $(CFLAGS_COMMON) $(OPT) -I$(TREE)/include $$(pkg-config --cflags openblas) $< \
+		-x none $(B)/libnd.a $(CUDA_LIBS) $$(pkg-config --libs openblas) -lm \
+		-Wl,--wrap=aligned_alloc,--wrap=free -o $@
 
 -include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(CUDA_OBJS:.o=.d)
 

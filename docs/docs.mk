@@ -42,7 +42,7 @@ DOCS_EXAMPLE_INPUTS := Makefile docs/examples.py $(wildcard tests/*.c tests/*.h 
 	solution/Makefile solution/src/* solution/include/* grader/emu/*.* grader/emu/include/* \
 	grader/install-deps.sh lessons/*.md lessons/figures/svg.h)
 
-.PHONY: docs docs-check docs-deps docs-snippets docs-figures docs-lib docs-examples epub epub-check
+.PHONY: docs docs-check docs-deps docs-snippets docs-figures docs-plots docs-lib docs-examples epub epub-check
 
 docs: docs-deps docs-snippets docs-figures $(DOCS_EXAMPLES) epub ## the web book: lessons and guides as HTML in build/site/ (EDITION=instructor adds solutions)
 	@python3 docs/site.py --edition $(EDITION) --out $(DOCS_SITE)
@@ -91,9 +91,14 @@ docs-snippets:
 docs-lib:
 	@$(MAKE) -s -f Makefile TREE=solution SAN=0 BENCH=0 CUDA=emu $(DOCS_LIB)
 
-docs-figures: $(DOCS_FIG_BINS)
+docs-figures: $(DOCS_FIG_BINS) docs-plots
 	@mkdir -p $(DOCS_SITE)/figures
 	@for f in $(DOCS_FIG_BINS); do $$f $(DOCS_SITE)/figures || exit 1; done
+
+# The plots of measured data (lessons/data/), alone: make bench-record
+# redraws them after recording a run.
+docs-plots: docs-deps
+	@mkdir -p $(DOCS_SITE)/figures
 	@command -v gnuplot >/dev/null || { echo "docs: gnuplot is missing: run grader/install-deps.sh --docs (Debian package gnuplot-nox)" >&2; exit 1; }
 	@for p in $(DOCS_PLOTS); do echo "  PLOT    $$p"; \
 		gnuplot -e "outdir='$(DOCS_SITE)/figures'" $$p || exit 1; done

@@ -6,12 +6,17 @@
 #
 #   install-deps.sh           what building, testing and grading need
 #   install-deps.sh --docs    also what `make docs` needs (KaTeX, gnuplot)
-#   install-deps.sh --bench   also what `make bench` needs (OpenBLAS)
+#   install-deps.sh --bench   also what `make bench` needs: OpenBLAS itself
+#                             (its pkg-config file, which points at its own
+#                             cblas.h; Debian's reference BLAS, libblas-dev,
+#                             also installs a cblas.h, without OpenBLAS's
+#                             functions) and NumPy, the baseline beside it
 #   install-deps.sh --dev     also what `make watch` (inotify-tools) and
 #                             `make compile_commands.json` (bear) want
 #   install-deps.sh --fuzz    also what `make fuzz` needs (clang, libFuzzer)
 #   install-deps.sh --check   also what `make check` needs (the docs, a
-#                             headless Chromium, patch, --dev's and --fuzz's
+#                             headless Chromium, patch, --bench's libraries
+#                             for its smoke pass, --dev's and --fuzz's
 #                             tools, epubcheck, PyYAML for the GitHub
 #                             Classroom workflow's check, and Slurm with
 #                             MUNGE for the test of RUNNER=slurm)
@@ -33,14 +38,15 @@ checks=(
 docs=("file:/usr/share/javascript/katex/katex.min.js libjs-katex" "cmd:gnuplot          gnuplot-nox")
 dev=("cmd:inotifywait        inotify-tools" "cmd:bear             bear")
 fuzz=("cmd:clang            clang" "rt:fuzzer            libclang-rt-14-dev")
+bench=("pc:openblas          libopenblas-dev" "py:numpy             python3-numpy")
 case "${1:-}" in
     "") ;;
     --docs)  checks+=("${docs[@]}") ;;
-    --bench) checks+=("h:cblas.h           libopenblas-dev") ;;
+    --bench) checks+=("${bench[@]}") ;;
     --dev)   checks+=("${dev[@]}") ;;
     --fuzz)  checks+=("${fuzz[@]}") ;;
     --check) checks+=("${docs[@]}" "cmd:chromium         chromium" "cmd:patch            patch"
-                      "${dev[@]}" "${fuzz[@]}" "file:/usr/share/java/epubcheck.jar epubcheck"
+                      "${bench[@]}" "${dev[@]}" "${fuzz[@]}" "file:/usr/share/java/epubcheck.jar epubcheck"
                       "py:yaml              python3-yaml"
                       "cmd:slurmctld        slurm-wlm" "cmd:munged           munge") ;;
     *) echo "usage: install-deps.sh [--docs|--bench|--dev|--fuzz|--check]" >&2; exit 2 ;;
@@ -53,12 +59,13 @@ for entry in "${checks[@]}"; do
     case $kind in
         cmd) command -v "$name" >/dev/null 2>&1 && continue ;;
         pc)  command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$name" && continue ;;
-        h)   echo "#include <$name>" | cc -E -x c - >/dev/null 2>&1 && continue ;;
+        # Debian's python3, where apt installs modules (a python3 that comes
+        # first on PATH, pyenv's say, does not see them)
+        py)  /usr/bin/python3 -c "import $name" >/dev/null 2>&1 && continue ;;
         file) [ -e "$name" ] && continue ;;
         # a clang runtime library, e.g. libclang_rt.fuzzer-x86_64.a
         rt)  f=$(clang -print-file-name="libclang_rt.$name-$(uname -m).a" 2>/dev/null) &&
              [ -e "$f" ] && continue ;;
-        py)  python3 -c "import $name" 2>/dev/null && continue ;;
     esac
     missing+=("$pkg")
 done

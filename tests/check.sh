@@ -13,6 +13,11 @@
 #      runner plain and with sanitizers, the grader's two builds of the
 #      solution and of a self-test submission, and `make -n gpu-report`
 #      with a stand-in nvidia-smi
+#   3b. the benchmark: its build (-O3 -march=native, as make bench) has no
+#      warning, and a smoke pass of it (make bench-cpu SMOKE=1) checks every
+#      case, NumPy's included, and feeds the plots and tables that read its
+#      TSV; the recorded tables of README.md and lesson 2 match
+#      lessons/data/bench-cpu.tsv
 #   4. every public test passes on the solution; lesson 6's also on a
 #      build whose grids stop at 2 blocks (every grid loop runs many rounds)
 #   5. ... and again under AddressSanitizer + UBSan (+ LeakSanitizer);
@@ -166,6 +171,35 @@ else
         gpu_report_dry_run
 fi
 printf '        (the GPU path took %d s)\n' $((SECONDS - gpu_t0))
+echo "== the benchmark (make bench's build, and a smoke pass)"
+# From scratch, so that every file is compiled: in this build the
+# optimiser's warnings (-O3 -march=native) are not errors, so that a user's
+# benchmark always builds (Makefile), but here any warning fails.
+bench_build() {
+    local log=$logs/bench-build.log status
+    make -B BENCH=1 TREE=solution CUDA=emu build/solution/bench/bench_cpu >"$log" 2>&1
+    status=$?
+    cat "$log"
+    [ "$status" -eq 0 ] || return 1
+    if grep -q 'warning:' "$log"; then
+        echo "the benchmark build has warnings (above): each is an error in every other build"
+        return 1
+    fi
+}
+run "benchmark build (-O3 -march=native) without a warning" bench_build
+bench_smoke() {
+    make bench-cpu TREE=solution SMOKE=1 || return 1
+    local tsv=build/bench/cpu-smoke.tsv p
+    mkdir -p "$logs/bench-plots"
+    for p in lessons/figures/*_bench.gp; do
+        gnuplot -e "data='$tsv'; outdir='$logs/bench-plots'" "$p" || return 1
+    done
+    python3 tests/bench/bench_tables.py --print "$tsv" >/dev/null
+}
+run "make bench-cpu SMOKE=1: every case checked, NumPy beside it; plots and tables drawn from it" \
+    bench_smoke
+run "README's and lesson 2's benchmark tables match lessons/data/bench-cpu.tsv" \
+    python3 tests/bench/bench_tables.py --check lessons/data/bench-cpu.tsv
 
 echo "== public tests on the solution"
 "$(runner solution)" -r "$logs/solution.tsv" >"$logs/solution.log" 2>&1

@@ -11,8 +11,8 @@
  *   compact-simplify.svg   a view's runs of memory before and after
  *                          nd_simplify_dims;
  *   compact-tiles.svg      the order in which a transpose's source is read,
- *                          row by row and by square tiles (the loop
- *                          structure of gather_tiled, with 4 x 4 tiles so
+ *                          row by row and by square blocks (the loop
+ *                          structure of gather_plane, with 4 x 4 blocks so
  *                          that it fits in a picture; the library uses 16).
  */
 #include "svg.h"
@@ -161,7 +161,7 @@ static void compact_tiles(const char *dir)
     enum { N = 8, T = 4 };
     /* The source is b, a compact (8,8) array; the view is b.T.  Its last
      * axis walks b's columns (stride 8), its first b's rows (stride 1):
-     * the dense axis p of gather_tiled. */
+     * the dense axis p of gather_plane. */
     int64_t s88[2] = { N, N };
     int axes[2] = { 1, 0 };
     nd_array buf, b, t;
@@ -177,11 +177,12 @@ static void compact_tiles(const char *dir)
             TRY(nd_offset_of(&t, idx, &off));
             rows[off / N][off % N] = k++;
         }
-    /* By tiles, as gather_tiled's move_block reads: for each T x T block of
-     * (i, j), for each j, the T elements along i, which sit side by side. */
+    /* By blocks, as gather_plane reads: block after block along p (i), in
+     * rows of blocks along the last axis (j); in a block, for each j, the
+     * T elements along i, which sit side by side. */
     k = 0;
-    for (int64_t i0 = 0; i0 < N; i0 += T)
-        for (int64_t j0 = 0; j0 < N; j0 += T)
+    for (int64_t j0 = 0; j0 < N; j0 += T)
+        for (int64_t i0 = 0; i0 < N; i0 += T)
             for (int64_t j = j0; j < j0 + T; j++)
                 for (int64_t i = i0; i < i0 + T; i++) {
                     int64_t idx[2] = { i, j }, off;
@@ -191,10 +192,10 @@ static void compact_tiles(const char *dir)
 
     const double cw = 26, gy = 70, x1 = 10, x2 = 10 + N * cw + 40;
     FILE *f = svg_open(dir, "compact-tiles.svg", 600, (int)(gy + N * cw + 64),
-                       "The order in which the source of a transpose is read: by rows and by tiles");
+                       "The order in which the source of a transpose is read: by rows and by blocks");
     svg_text(f, 10, 22, 15, "start", "#0d1117", true, "nd_compact(b.T), b an (8,8) array");
     svg_text(f, x1, gy - 12, 12, "start", "#1f2328", false, "row by row: down b's columns");
-    svg_text(f, x2, gy - 12, 12, "start", "#1f2328", false, "by 4\u00d74 tiles: runs along b's rows");
+    svg_text(f, x2, gy - 12, 12, "start", "#1f2328", false, "by 4\u00d74 blocks: runs along b's rows");
     order_grid(f, x1, gy, N, rows, 0);
     order_grid(f, x2, gy, N, tiles, T);
     svg_text(f, 10, gy + N * cw + 22, 11, "start", "#57606a", false,

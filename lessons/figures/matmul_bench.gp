@@ -5,8 +5,9 @@
 #     gnuplot -e "data='lessons/data/bench-cpu.tsv'; outdir='build/site/figures'" \
 #         lessons/figures/matmul_bench.gp
 #
-# writes OUTDIR/matmul-bench.svg: GFLOP/s of nd_matmul_naive, nd_matmul and
-# OpenBLAS's cblas_sgemm (one thread) against n, for n x n x n products.  The
+# writes OUTDIR/matmul-bench.svg: GFLOP/s of nd_matmul_naive, nd_matmul,
+# OpenBLAS's cblas_sgemm (one thread) and NumPy's a @ b (OpenBLAS too, one
+# thread, through Python) against n, for n x n x n products.  The
 # machine, the date, the compiler and OpenBLAS come from the file's '#'
 # header lines, so the plot always names what it measured.
 
@@ -29,7 +30,7 @@ n(s) = real(substr(s, 1, strstrt(s, "x") - 1))
 # x for the rows of case c of the matmul group, NaN for every other row
 x(c) = (strcol(1) eq "matmul" && strcol(2) eq c) ? n(strcol(3)) : NaN
 
-set terminal svg size 720,450 font "sans-serif,13" background "#ffffff"
+set terminal svg size 760,500 font "sans-serif,13" background "#ffffff"
 set output outdir . "/matmul-bench.svg"
 set title sprintf("Single-precision matmul, n\303\227n\303\227n, one thread\n{/*0.8 %s, %s, %s, %s}", \
     machine, compiler, openblas, date)
@@ -44,13 +45,16 @@ set ytics ("0.3" 0.3, "1" 1, "3" 3, "10" 10, "30" 30, "100" 100, "300" 300)
 set grid ytics lc rgb "#d0d7de" lw 1 dt 1
 set border 3 lc rgb "#57606a"
 set tics nomirror
-set key at graph 0.97, graph 0.66 right top reverse Left spacing 1.2 box lc rgb "#d0d7de" opaque
+set key below maxrows 2 reverse Left spacing 1.2 width -4 font ",11"
 
 blas = "OpenBLAS sgemm, 1 thread"
 tiled = "tiled (nd_matmul)"
 naive = "naive (nd_matmul_naive)"
+numpy = "NumPy a @ b"
 plot data using (x(blas)):5 with linespoints lw 2 pt 7 ps 0.8 lc rgb "#57606a" \
          title "OpenBLAS cblas\\_sgemm", \
+     data using (x(numpy)):5 with linespoints lw 2 pt 9 ps 0.9 dt 2 lc rgb "#8250df" \
+         title "NumPy a @ b (OpenBLAS too, through Python)" noenhanced, \
      data using (x(blas)):5:(sprintf("%.0f", column(5))) with labels offset 0,1.1 \
          tc rgb "#57606a" font ",11" notitle, \
      data using (x(tiled)):5 with linespoints lw 2.5 pt 7 ps 0.9 lc rgb "#0b5cad" \

@@ -357,6 +357,18 @@ nd_status nd_simplify_dims(int *ndim, int64_t *shape, int64_t *strides_a,
  * ND_ERR_DEVICE. */
 nd_status nd_compact(const nd_array *a, nd_array *out);
 
+/* For tests and the benchmark: nd_compact with its CPU copy chosen (the
+ * steps of lesson 2's "going further" section).  version 0 lets nd_compact
+ * choose; 1 the plain gather, run by run (gather_cpu); for a layout with a
+ * transposed plane (an outer axis denser in memory than the last), 2
+ * blocked (16-row strips of the plane through a small buffer), 3 as 2 with
+ * the strips transposed in registers, 8x8 floats at a time, 4 as 3 with
+ * streaming stores.  Other layouts always take version 1; on ND_CUDA the
+ * device's kernel runs whatever the version.  *ran (if ran is not NULL)
+ * receives the version that ran (0 on ND_CUDA).
+ * Errors: as nd_compact; ND_ERR_ARG also for a version out of 0..4. */
+nd_status nd_compact_version(const nd_array *a, int version, nd_array *out, int *ran);
+
 /* dst[...] = src, in place: writes through the view dst into its buffer
  * (a strided scatter), and nowhere else.  src must have dst's shape or
  * broadcast to it (NumPy rules).  dst and src may share a buffer only if

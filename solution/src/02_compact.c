@@ -15,9 +15,13 @@
 #include "internal.h"
 
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <immintrin.h>   /* _mm_stream_ps: the streaming store of the fast path */
+#endif
 
 //@ snippet iter
 nd_status nd_iter_init(nd_iter *it, int ndim, const int64_t *shape)
@@ -140,89 +144,9 @@ static int64_t row_offset(const int64_t *index, const int64_t *strides, int oute
     return off;
 }
 
-//@ snippet gather_tiled
-/* Side of the square blocks of gather_tiled, in floats: two 64-byte
- * cache lines, so that a row whose start is not aligned to a line still
- * fills whole lines.  A block is 32 x 32 floats, 4 KB.  (Measured on the
- * course's benchmark machine: 16 was up to 3x slower for row lengths that
- * are not a multiple of 16 floats, such as 4100.) */
-#define TILE 32
-/* Side of the squares of blocks that gather_tiled finishes one at a time:
- * 256 x 256 floats of source and destination, 512 KB, touching 512 pages
- * at most, which the L2 cache and the second-level TLB both hold. */
-#define SPAN 256
-
-/* The gather for layouts where the last axis jumps through memory but an
- * outer axis p walks it densely, as in a transpose.  A row-by-row copy
- * would use one float of each cache line it loads, and when the stride is
- * a power of two, all those lines land in the same few cache sets and
- * evict each other before their other floats are needed.  So the copy
- * goes by TILE x TILE blocks of the (p, last) plane through a small
- * buffer: every source line is read whole, then every destination line is
- * written whole, and no line has to wait in the cache for reuse. */
-/* One block: ni x nj floats from `from` (strides sp along p, sl along the
- * last axis) to `to` (row stride dp, contiguous rows), via `block`. */
-static inline void move_block(const float *from, int64_t sp, int64_t sl, float *to, int64_t dp,
-                              int64_t ni, int64_t nj, float block[TILE][TILE])
-{
-    for (int64_t j = 0; j < nj; j++)        /* read TILE runs along p */
-        for (int64_t i = 0; i < ni; i++)
-            block[j][i] = from[j * sl + i * sp];
-    for (int64_t i = 0; i < ni; i++)        /* write TILE rows along last */
-        for (int64_t j = 0; j < nj; j++)
-            to[i * dp + j] = block[j][i];
-}
-
-static nd_status gather_tiled(const layout *l, int p, const float *src, float *dst)
-{
-    //@ solution gather_tiled
-    int last = l->ndim - 1;
-    int64_t dst_strides[ND_MAX_DIMS], rest[ND_MAX_DIMS], step = 1;
-    for (int k = last; k >= 0; k--) {   /* dst is compact */
-        dst_strides[k] = step;
-        step *= l->shape[k];
-        rest[k] = k == p || k == last ? 1 : l->shape[k];
-    }
-    int64_t np = l->shape[p], nl = l->shape[last];
-    int64_t sp = l->strides[p], sl = l->strides[last], dp = dst_strides[p];
-    nd_iter it;   /* over every axis but p and last */
-    nd_status s = nd_iter_init(&it, l->ndim, rest);
-    if (s != ND_OK)
-        return s;
-    float block[TILE][TILE];
-    while (nd_iter_next(&it)) {
-        const float *from = src + row_offset(it.index, l->strides, l->ndim);
-        float *to = dst + row_offset(it.index, dst_strides, l->ndim);
-        /* Blocks go by SPAN x SPAN squares, so that the pages and lines
-         * of one square are reused before they leave the TLB and L2. */
-        for (int64_t I = 0; I < np; I += SPAN)
-            for (int64_t J = 0; J < nl; J += SPAN)
-                for (int64_t i0 = I; i0 < np && i0 < I + SPAN; i0 += TILE) {
-                    int64_t ni = np - i0 < TILE ? np - i0 : TILE;
-                    for (int64_t j0 = J; j0 < nl && j0 < J + SPAN; j0 += TILE) {
-                        int64_t nj = nl - j0 < TILE ? nl - j0 : TILE;
-                        if (sp == 1)   /* the usual case: a constant the compiler vectorises */
-                            move_block(from + j0 * sl + i0, 1, sl, to + i0 * dp + j0, dp, ni, nj,
-                                       block);
-                        else
-                            move_block(from + j0 * sl + i0 * sp, sp, sl, to + i0 * dp + j0, dp,
-                                       ni, nj, block);
-                    }
-                }
-    }
-    return ND_OK;
-    //@ stub
-    //> /* Iterate every axis but p and the last; for each, copy the
-    //>  * (p, last) plane block by block: read TILE source runs along p into
-    //>  * a TILE x TILE buffer, then write TILE destination rows from it. */
-    //> (void)l; (void)p; (void)src; (void)dst;
-    //> return nd_not_implemented("nd_compact", 2);
-    //@ end solution gather_tiled
-}
-//@ end snippet gather_tiled
-
 //@ snippet gather
-/* dst[0 .. numel-1] = a's elements in row-major order (CPU). */
+/* dst[0 .. numel-1] = a's elements in row-major order (CPU): the plain
+ * gather, one run of the last axis at a time. */
 static nd_status gather_cpu(const nd_array *a, float *dst)
 {
     //@ solution gather_cpu
@@ -237,17 +161,10 @@ static nd_status gather_cpu(const nd_array *a, float *dst)
         dst[0] = src[0];
         return ND_OK;
     }
+    /* The iterator walks the outer axes, and the last axis is a tight
+     * loop, or one memcpy when its elements are contiguous. */
     int outer = l.ndim - 1;
     int64_t run = l.shape[outer], step = l.strides[outer];
-    /* An outer axis denser in memory than the last one: copy in tiles. */
-    int p = -1;
-    for (int k = 0; k < outer; k++)
-        if (llabs(l.strides[k]) < llabs(step) && (p < 0 || llabs(l.strides[k]) < llabs(l.strides[p])))
-            p = k;
-    if (p >= 0 && run > 1)
-        return gather_tiled(&l, p, src, dst);
-    /* Otherwise the iterator walks the outer axes, and the last axis is a
-     * tight loop, or one memcpy when its elements are contiguous. */
     nd_iter it;
     if ((s = nd_iter_init(&it, outer, l.shape)) != ND_OK)
         return s;
@@ -263,33 +180,68 @@ static nd_status gather_cpu(const nd_array *a, float *dst)
     }
     return ND_OK;
     //@ stub
-    //> /* Simplify a's layout.  If an outer axis is denser in memory than
-    //>  * the last, hand over to gather_tiled; otherwise iterate the outer
-    //>  * axes with nd_iter and copy each last-axis run (memcpy if stride 1). */
-    //> (void)a; (void)dst; (void)row_offset; (void)layout_of; (void)gather_tiled;
+    //> /* Simplify a's layout; then iterate the outer axes with nd_iter and
+    //>  * copy each last-axis run (one memcpy when its stride is 1). */
+    //> (void)a; (void)dst; (void)row_offset; (void)layout_of;
     //> return nd_not_implemented("nd_compact", 2);
     //@ end solution gather_cpu
 }
 //@ end snippet gather
 
-nd_status nd_compact(const nd_array *a, nd_array *out)
+/* The fast path for transposed layouts, at the end of this file ("going
+ * further" in the lesson): given code, not part of the exercise. */
+static int transposed_axis(const layout *l);
+static int plane_version(int64_t numel);
+static nd_status gather_plane(const layout *l, int p, const float *src, float *dst,
+                              int version);
+
+//@ snippet compact
+nd_status nd_compact_version(const nd_array *a, int version, nd_array *out, int *ran)
 {
     nd_status s = nd_check_array(a, "compact", "a");
     if (s != ND_OK)
         return s;
     if (out == NULL)
         return nd_fail(ND_ERR_ARG, "compact: argument 'out' is NULL");
+    if (version < 0 || version > 4)
+        return nd_fail(ND_ERR_ARG, "compact: version %d is out of range 0..4", version);
     nd_array made;
     if ((s = nd_empty_for("compact", a->buf->device, a->ndim, a->shape, &made)) != ND_OK)
         return s;
-    s = a->buf->device == ND_CUDA ? nd_cuda_compact(a, &made) : gather_cpu(a, nd_data(&made));
+    int did = 0;
+    if (a->buf->device == ND_CUDA) {
+        s = nd_cuda_compact(a, &made);
+    } else {
+        /* A transposed plane goes to the fast path, unless version 1 asks
+         * for the plain gather; every other layout to gather_cpu. */
+        layout l = layout_of(a);
+        int p = -1;
+        if (version != 1 && nd_numel(a) > 0 &&
+            (s = nd_simplify_dims(&l.ndim, l.shape, l.strides, NULL)) == ND_OK)
+            p = transposed_axis(&l);
+        if (s == ND_OK && p >= 0) {
+            did = version > 1 ? version : plane_version(nd_numel(a));
+            s = gather_plane(&l, p, nd_data(a) + a->offset, nd_data(&made), did);
+        } else if (s == ND_OK) {
+            did = 1;
+            s = gather_cpu(a, nd_data(&made));
+        }
+    }
     if (s != ND_OK) {
         nd_release(&made);
         return s;
     }
+    if (ran != NULL)
+        *ran = did;
     nd_replace(a, out, &made);
     return ND_OK;
 }
+
+nd_status nd_compact(const nd_array *a, nd_array *out)
+{
+    return nd_compact_version(a, 0, out, NULL);
+}
+//@ end snippet compact
 
 //@ snippet scatter
 /* Write src's elements through the view dst; src has dst's shape (CPU). */
@@ -410,3 +362,216 @@ nd_status nd_setitem_scalar(const nd_array *dst, float value)
         return s;
     return dst->buf->device == ND_CUDA ? nd_cuda_fill(dst, value) : fill_cpu(dst, value);
 }
+
+/* ------------------------------------------------------------------------ */
+/* Going further: a transposed plane at the speed of a copy (given code)    */
+/* ------------------------------------------------------------------------ */
+
+//@ snippet transposed_axis
+/* The layout has a transposed plane when, after simplification, some outer
+ * axis p is denser in memory than the last axis (a smaller |stride|; the
+ * densest such axis is p), and the last axis has more than one element:
+ * then gather_cpu's runs along the last axis would jump through memory,
+ * one cache line per float.  -1 when there is none. */
+static int transposed_axis(const layout *l)
+{
+    int last = l->ndim - 1, p = -1;
+    if (last < 1 || l->shape[last] < 2)
+        return -1;
+    for (int k = 0; k < last; k++)
+        if (llabs(l->strides[k]) < llabs(l->strides[last]) &&
+            (p < 0 || llabs(l->strides[k]) < llabs(l->strides[p])))
+            p = k;
+    return p;
+}
+//@ end snippet transposed_axis
+
+//@ snippet transpose8
+/* Eight floats that the compiler keeps in one vector register (AVX), or in
+ * two (SSE, NEON): GCC's and Clang's portable vector extension.  A memcpy
+ * to or from one compiles to a single unaligned vector load or store. */
+typedef float vec8 __attribute__((vector_size(32)));
+
+/* SHUFFLE8(a, b, i0, ..., i7): the vector (c[i0], ..., c[i7]) where c is a
+ * and b side by side (indices 0-7 pick from a, 8-15 from b). */
+#if defined(__clang__) || __GNUC__ >= 12
+#define SHUFFLE8(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+#else
+typedef int vec8i __attribute__((vector_size(32)));
+#define SHUFFLE8(a, b, ...) __builtin_shuffle(a, b, (vec8i){ __VA_ARGS__ })
+#endif
+
+/* Transpose the 8x8 block whose row k is r[k], in registers: three rounds
+ * of shuffles that interleave pairs of vectors, one float at a time, then
+ * two, then four (24 shuffles; AVX does each in one instruction). */
+static inline void transpose8(vec8 r[8])
+{
+    vec8 t[8], u[8];
+    for (int k = 0; k < 8; k += 2) {   /* t[k]: r[k][0] r[k+1][0] r[k][1] r[k+1][1] ... */
+        t[k] = SHUFFLE8(r[k], r[k + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+        t[k + 1] = SHUFFLE8(r[k], r[k + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+    }
+    for (int k = 0; k < 8; k += 4) {   /* u[k]: column 0 of rows k..k+3, then column 4 */
+        u[k] = SHUFFLE8(t[k], t[k + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+        u[k + 1] = SHUFFLE8(t[k], t[k + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+        u[k + 2] = SHUFFLE8(t[k + 1], t[k + 3], 0, 1, 8, 9, 4, 5, 12, 13);
+        u[k + 3] = SHUFFLE8(t[k + 1], t[k + 3], 2, 3, 10, 11, 6, 7, 14, 15);
+    }
+    for (int c = 0; c < 4; c++) {      /* rows 0-3 of column c, then rows 4-7 */
+        r[c] = SHUFFLE8(u[c], u[c + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+        r[c + 4] = SHUFFLE8(u[c], u[c + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+    }
+}
+//@ end snippet transpose8
+
+//@ snippet plane_blocked
+/* The plane goes by blocks of 16 x 16 floats: 16 runs of the source along
+ * p, 64 bytes of each (one cache line), become 16 destination rows of 64
+ * bytes.  Every line a block reads or writes is used whole at once, so
+ * nothing has to wait in the cache for later use, however the rows map to
+ * cache sets (a power-of-two row length puts them all in the same few).
+ * The blocks go by SPAN x SPAN squares, whose 256 + 256 pages stay in the
+ * TLB until the square is done; in a square, block after block along p,
+ * so that each of the 16 source runs is read in order, which the hardware
+ * prefetcher follows. */
+#define BLOCK 16
+#define SPAN 256
+
+/* Step 2, blocked: an ni x nj block element by element.  Source element
+ * (i, j) is from[i * sp + j * sl]; it goes to to[i * dp + j].  Row by row
+ * of the destination: its lines are filled one after the other, while the
+ * block's source lines, read down their columns, all stay in L1. */
+static void block_scalar(const float *from, int64_t sp, int64_t sl, float *to, int64_t dp,
+                         int64_t ni, int64_t nj)
+{
+    for (int64_t i = 0; i < ni; i++)
+        for (int64_t j = 0; j < nj; j++)
+            to[i * dp + j] = from[i * sp + j * sl];
+}
+//@ end snippet plane_blocked
+
+//@ snippet plane_stream
+/* Outputs at least this large are written with streaming stores (below):
+ * with its input, such a copy fills the last-level cache of most machines
+ * (8-32 MB) anyway, so keeping the output in the cache saves nothing. */
+#define STREAM_BYTES (8 << 20)
+
+/* The fastest version of the transposed copy for an output of numel floats
+ * (nd_compact_version's numbering): streaming stores for large outputs,
+ * ordinary ones for outputs that may stay in the cache for their next use. */
+static int plane_version(int64_t numel)
+{
+    return (uint64_t)numel * sizeof(float) >= STREAM_BYTES ? 4 : 3;
+}
+
+/* Step 4: 16 floats, lo then hi, to the 64-byte line at `to`, with a
+ * streaming (non-temporal) store: it goes to memory without first reading
+ * the line into the cache, as an ordinary store must (the line's other
+ * bytes are needed to fill it), and without evicting data in use.  x86
+ * only (SSE or AVX); elsewhere an ordinary store. */
+static inline void stream_line(float *to, const vec8 *lo, const vec8 *hi)
+{
+#if defined(__AVX__)
+    _mm256_stream_ps(to, (__m256)*lo);
+    _mm256_stream_ps(to + 8, (__m256)*hi);
+#elif defined(__SSE2__)
+    __m128 q[4];
+    memcpy(q, lo, sizeof *lo);
+    memcpy(q + 2, hi, sizeof *hi);
+    for (int k = 0; k < 4; k++)
+        _mm_stream_ps(to + 4 * k, q[k]);
+#else
+    memcpy(to, lo, sizeof *lo);
+    memcpy(to + 8, hi, sizeof *hi);
+#endif
+}
+
+/* One destination row of a block: 16 floats, lo then hi; with `stream`, by
+ * stream_line when the row is a whole cache line (64-byte aligned). */
+static inline void put_row16(float *row, const vec8 *lo, const vec8 *hi, bool stream)
+{
+    if (stream && (uintptr_t)row % 64 == 0) {
+        stream_line(row, lo, hi);
+    } else {
+        memcpy(row, lo, sizeof *lo);
+        memcpy(row + 8, hi, sizeof *hi);
+    }
+}
+//@ end snippet plane_stream
+
+//@ snippet plane_registers
+/* Step 3, in registers: a whole 16 x 16 block (sp == 1) as four 8x8
+ * quarters, each transposed in registers: a, b from source rows 0-7
+ * (columns 0-7 and 8-15), c, d from rows 8-15.  Destination row k < 8 is
+ * row k of transposed a then c; row 8 + k, row k of b then d. */
+static inline void block_registers(const float *from, int64_t sl, float *to, int64_t dp,
+                                   bool stream)
+{
+    vec8 a[8], b[8], c[8], d[8];
+    for (int k = 0; k < 8; k++) {
+        memcpy(&a[k], from + k * sl, sizeof a[k]);
+        memcpy(&b[k], from + k * sl + 8, sizeof b[k]);
+        memcpy(&c[k], from + (k + 8) * sl, sizeof c[k]);
+        memcpy(&d[k], from + (k + 8) * sl + 8, sizeof d[k]);
+    }
+    transpose8(a);
+    transpose8(b);
+    transpose8(c);
+    transpose8(d);
+    for (int k = 0; k < 8; k++) {
+        put_row16(to + k * dp, &a[k], &c[k], stream);
+        put_row16(to + (k + 8) * dp, &b[k], &d[k], stream);
+    }
+}
+//@ end snippet plane_registers
+
+//@ snippet gather_plane
+/* dst = the layout l of src, made compact, where axis p is denser than the
+ * last (transposed_axis): every (p, last) plane, by SPAN x SPAN squares of
+ * BLOCK x BLOCK blocks.  version: 2 blocked, 3 in registers, 4 streaming
+ * (versions 3 and 4 move a plane whose axis p has a stride other than 1,
+ * and the ragged edges of any plane, element by element, as 2 does). */
+static nd_status gather_plane(const layout *l, int p, const float *src, float *dst,
+                              int version)
+{
+    int last = l->ndim - 1;
+    int64_t dst_strides[ND_MAX_DIMS], rest[ND_MAX_DIMS], size = 1;
+    for (int k = last; k >= 0; k--) {   /* dst is compact */
+        dst_strides[k] = size;
+        size *= l->shape[k];
+        rest[k] = k == p || k == last ? 1 : l->shape[k];
+    }
+    /* plane element (i, j): source from[i * sp + j * sl], output to[i * dp + j] */
+    int64_t np = l->shape[p], nl = l->shape[last];
+    int64_t sp = l->strides[p], sl = l->strides[last], dp = dst_strides[p];
+    bool registers = version >= 3 && sp == 1, stream = version >= 4;
+    nd_iter it;   /* over every axis but p and last */
+    nd_status s = nd_iter_init(&it, l->ndim, rest);
+    if (s != ND_OK)
+        return s;
+    while (nd_iter_next(&it)) {
+        const float *from = src + row_offset(it.index, l->strides, l->ndim);
+        float *to = dst + row_offset(it.index, dst_strides, l->ndim);
+        for (int64_t I = 0; I < np; I += SPAN)
+            for (int64_t J = 0; J < nl; J += SPAN) {
+                int64_t i_end = I + SPAN < np ? I + SPAN : np;
+                int64_t j_end = J + SPAN < nl ? J + SPAN : nl;
+                for (int64_t j = J; j < j_end; j += BLOCK)
+                    for (int64_t i = I; i < i_end; i += BLOCK) {
+                        const float *f = from + i * sp + j * sl;
+                        float *t = to + i * dp + j;
+                        if (registers && i + BLOCK <= i_end && j + BLOCK <= j_end)
+                            block_registers(f, sl, t, dp, stream);
+                        else
+                            block_scalar(f, sp, sl, t, dp, i_end - i < BLOCK ? i_end - i : BLOCK,
+                                         j_end - j < BLOCK ? j_end - j : BLOCK);
+                    }
+            }
+    }
+#if defined(__SSE2__)
+    if (stream)
+        _mm_sfence();   /* streaming stores are weakly ordered: finish them */
+#endif
+    return ND_OK;
+}
+//@ end snippet gather_plane

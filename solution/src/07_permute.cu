@@ -110,8 +110,10 @@ extern "C" nd_status nd_simplify_permutation(int ndim, const int64_t *shape, con
     for (int i = 1; i < n; i++)
         if (p[i] == p[i - 1] + 1)
             joins[p[i]] = true;
-    /* 3. Number the groups of joined axes in source order... */
-    int group[ND_MAX_DIMS], g = -1;
+    /* 3. Number the groups of joined axes in source order (group[] is
+     * zeroed first: every entry read below is written here, but GCC's
+     * -O3 -march=native cannot see that p[i] < m and would warn)... */
+    int group[ND_MAX_DIMS] = { 0 }, g = -1;
     int64_t gshape[ND_MAX_DIMS];
     for (int a = 0; a < m; a++) {
         if (!joins[a])

@@ -1,94 +1,83 @@
 /*
- * bench_cpu.c -- CPU benchmarks for lessons 2 to 5, laid out like llm.c's
- * dev/cuda files.  Every case is first checked against a reference, then
- * warmed up and timed several times; the median is reported (a case that
- * runs longer than 5 s is timed once).  Each figure
- * is also given as a ratio to a baseline measured in the same run, so the
- * ratios still mean something on a machine busy with other work.
+ * bench_cpu.c -- CPU benchmarks for lessons 2 to 5, beside memcpy, OpenBLAS
+ * and NumPy, all measured in the same run.  Laid out like llm.c's dev/cuda
+ * files: every version is checked against a reference before it is timed.
  *
- *   bench_cpu [-o results.tsv] [-f FILTER] [-q]
+ *   bench_cpu [-o results.tsv] [-f GROUP] [-n NUMPY_COMMAND] [-s] [-q]
  *
- * FILTER keeps the cases whose group contains it (compact, ewise, reduce,
- * matmul).  The TSV file starts with '#' lines naming the machine.
+ *   -f GROUP  only the groups whose name contains GROUP: compact (with the
+ *             steps of lesson 2's fast path), ewise, reduce, matmul
+ *   -n CMD    also time NumPy: CMD (a shell command) starts
+ *             tests/bench/bench_numpy.py, which runs each case's NumPy
+ *             call when asked; `make bench` gives it
+ *   -s        smoke pass: small shapes, one round, no warm-up, every check
+ *             (seconds; `make check` runs it, so the benchmark cannot break
+ *             unseen); its figures mean nothing
+ *   -q        no table on stdout (the TSV only)
  *
  * Cases, and the baseline each ratio is taken against:
- *   compact   2-D transpose (n,n) -> permute (1,0), n = 4096 and 4100,
- *             and 4-D permute (0,2,1,3): memcpy of the same bytes; and,
- *             for reference, a plain C copy loop against memcpy
- *   ewise     add of two compact (4096,4096) arrays: memcpy bandwidth
- *   reduce    sum over the last axis of (4096,4096): memcpy bandwidth
- *   matmul    naive, tiled and OpenBLAS cblas_sgemm on one thread,
- *             n = 256, 512, 1024, 2048: GFLOP/s against OpenBLAS
+ *   compact   nd_compact of 2-D transposes (n,n) -> permute (1,0), n = 4096,
+ *             4100 and 8192, and of (0,2,1,3) permutes of 4-D arrays, against
+ *             memcpy of the same bytes and NumPy's np.ascontiguousarray of
+ *             the same view; for the transposes also each step of lesson 2's
+ *             fast path (nd_compact_version 1-4: row by row, blocked, in
+ *             registers, streaming stores); and a plain C copy loop against
+ *             memcpy, the ceiling for ordinary stores
+ *   ewise     a + b of two compact (8192,4096) arrays: memcpy bandwidth; NumPy
+ *   reduce    the sum over the last axis of (8192,4096): memcpy bandwidth;
+ *             NumPy's a.sum(-1)
+ *   matmul    nd_matmul (tiled) against OpenBLAS's cblas_sgemm on one thread
+ *             and NumPy's a @ b, n = 256, 512, 1024, 2048; nd_matmul_naive
+ *             against nd_matmul
+ *
+ * Method, so that figures taken on a machine shared with other work mean
+ * something:
+ *   - A case's contenders (the course's code, its baseline, NumPy) run in
+ *     rounds, one call each per round, after a warm-up round: at least
+ *     MIN_ROUNDS rounds and MIN_SECONDS seconds, at most MAX_ROUNDS.  Times
+ *     are medians over the rounds; a ratio is the median of the ratios
+ *     within each round, so a change of load moves both of its sides.
+ *     Times are CPU time of the calling thread (CLOCK_THREAD_CPUTIME_ID;
+ *     NumPy's side: time.thread_time), which leaves out the time spent
+ *     waiting for a core on a busy machine; every contender runs on one
+ *     thread, so on a quiet machine it is the wall-clock time.
+ *   - The arrays are larger than the last-level cache (64 MB to 256 MB per
+ *     array; the course's machine has 32 MB of L3), so what is measured is
+ *     memory traffic, not the cache.  The TSV's header names the machine,
+ *     its caches, its page settings and its load before and after.
+ *   - Outputs reuse memory.  The library allocates every result with
+ *     aligned_alloc; glibc maps a block that large fresh from the kernel and
+ *     unmaps it when freed, so each call would also pay for its page faults,
+ *     16,000 of them for 64 MB, whose cost swings with the machine (in a
+ *     virtual machine, tenfold between runs of the same binary: the cause of
+ *     issue #18's 281 ms vs 32 ms).  The link wraps aligned_alloc and free
+ *     (-Wl,--wrap) so that large blocks are kept and handed out again, as a
+ *     caching allocator would (PyTorch's does): both sides of every ratio
+ *     measure data movement only.  NumPy's side does the same (mallopt).
  *
  * Bandwidth counts bytes read plus bytes written, in decimal GB/s (1e9).
- *
- * Functions like nd_compact allocate their output.  glibc would map every
- * large block fresh from the kernel, and the kernel zeroes each new page,
- * so every call would also pay for 64 MB of page faults that memcpy into
- * a reused buffer does not.  mallopt makes malloc take every block from the heap and keep freed
- * ones there for reuse, so both sides measure data movement only.
  */
 #include "nd.h"
 
 #include <cblas.h>
+#include <errno.h>
 #include <getopt.h>
-#include <malloc.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-/* ---------------------------------------------------------------------- */
-/* Timing, results, the machine                                           */
-/* ---------------------------------------------------------------------- */
-
-#define WARMUP 1
-#define MIN_REPEATS 3
-#define MAX_REPEATS 15
-#define MIN_SECONDS 1.0    /* keep repeating until this much time is spent */
-
 static FILE *tsv;
-static bool quiet;
+static bool quiet, smoke;
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* A run this long is timed once: its warm-up is the measurement. */
-#define LONG_RUN 5.0
-
-/* Median seconds of fn(ctx) over repeated runs, after a warm-up. */
-static double time_median(void (*fn)(void *), void *ctx)
-{
-    double t[MAX_REPEATS], spent = 0;
-    int n = 0;
-    for (int i = 0; i < WARMUP; i++) {
-        double t0 = now();
-        fn(ctx);
-        if (now() - t0 > LONG_RUN)   /* the naive matmul at 2048: ~40 s */
-            return now() - t0;
-    }
-    while (n < MAX_REPEATS && (n < MIN_REPEATS || spent < MIN_SECONDS)) {
-        double t0 = now();
-        fn(ctx);
-        t[n] = now() - t0;
-        spent += t[n++];
-    }
-    qsort(t, (size_t)n, sizeof t[0], cmp_double);
-    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 static void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 static void die(const char *fmt, ...)
@@ -104,8 +93,68 @@ static void die(const char *fmt, ...)
 
 static void must(nd_status s, const char *what)
 {
+    if (s == ND_ERR_NOT_IMPLEMENTED)
+        die("%s failed: %s: the benchmark runs lessons 1-5's code; finish them, or "
+            "measure the complete library with make bench TREE=solution", what, nd_last_error());
     if (s != ND_OK)
         die("%s failed: %s: %s", what, nd_status_name(s), nd_last_error());
+}
+
+/* ---------------------------------------------------------------------- */
+/* Memory: large blocks are kept and reused (see the top of this file)     */
+/* ---------------------------------------------------------------------- */
+
+#define POOL_SLOTS 16
+#define POOL_MIN_BYTES (1 << 20)
+
+static struct {
+    void *ptr;
+    size_t size, align;
+    bool in_use;
+} pool[POOL_SLOTS];
+
+void *__real_aligned_alloc(size_t align, size_t size);
+void __real_free(void *ptr);
+void *__wrap_aligned_alloc(size_t align, size_t size);
+void __wrap_free(void *ptr);
+
+/* A kept block of this size if one is free; otherwise a new one, kept in
+ * an empty slot, or in the slot of a free block of another size (which is
+ * freed for good).  Small blocks go straight to glibc. */
+void *__wrap_aligned_alloc(size_t align, size_t size)
+{
+    if (size < POOL_MIN_BYTES)
+        return __real_aligned_alloc(align, size);
+    int slot = -1;
+    for (int k = 0; k < POOL_SLOTS; k++) {
+        if (pool[k].ptr != NULL && !pool[k].in_use && pool[k].size == size &&
+            pool[k].align == align) {
+            pool[k].in_use = true;
+            return pool[k].ptr;
+        }
+        if (slot < 0 && pool[k].ptr == NULL)
+            slot = k;
+    }
+    for (int k = 0; k < POOL_SLOTS && slot < 0; k++)
+        if (!pool[k].in_use) {
+            __real_free(pool[k].ptr);
+            pool[k].ptr = NULL;
+            slot = k;
+        }
+    void *p = __real_aligned_alloc(align, size);
+    if (p != NULL && slot >= 0)
+        pool[slot] = (__typeof__(pool[0])){ p, size, align, true };
+    return p;
+}
+
+void __wrap_free(void *ptr)
+{
+    for (int k = 0; k < POOL_SLOTS && ptr != NULL; k++)
+        if (pool[k].ptr == ptr) {
+            pool[k].in_use = false;
+            return;
+        }
+    __real_free(ptr);
 }
 
 static float *floats(size_t n)
@@ -116,42 +165,197 @@ static float *floats(size_t n)
     return p;
 }
 
-/* "AMD EPYC (2 cores)", from /proc/cpuinfo. */
-static void machine_name(char *dst, size_t cap)
+/* ---------------------------------------------------------------------- */
+/* Timing in rounds                                                        */
+/* ---------------------------------------------------------------------- */
+
+#define MIN_ROUNDS 7
+#define MAX_ROUNDS 25
+#define MIN_SECONDS 1.0
+#define LONG_RUN 5.0       /* a warm-up call this long: one round is enough */
+
+static double now(void)
 {
-    char line[256], model[200] = "unknown CPU";
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    while (f != NULL && fgets(line, sizeof line, f) != NULL) {
-        char *colon = strchr(line, ':');
-        if (strncmp(line, "model name", 10) == 0 && colon != NULL) {
-            snprintf(model, sizeof model, "%s", colon + 2);
-            model[strcspn(model, "\n")] = '\0';
-            break;
-        }
-    }
-    if (f != NULL)
-        fclose(f);
-    snprintf(dst, cap, "%s (%ld cores)", model, sysconf(_SC_NPROCESSORS_ONLN));
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* One result row: the table for people and the TSV for plots. */
-static void report(const char *group, const char *name, const char *shape, double seconds,
-                   double rate, const char *unit, double ratio, const char *baseline,
-                   double target)
+static int cmp_double(const void *a, const void *b)
 {
-    const char *verdict = target <= 0 ? "" : ratio >= target ? "met" : "MISSED";
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(const double *v, int n)
+{
+    double s[MAX_ROUNDS];
+    memcpy(s, v, (size_t)n * sizeof(double));
+    qsort(s, (size_t)n, sizeof(double), cmp_double);
+    return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+}
+
+/* One contender of a case: run(ctx) makes one call and returns the seconds
+ * it took (NumPy's are measured in its own process). */
+typedef struct {
+    double (*run)(void *ctx);
+    void *ctx;
+    double t[MAX_ROUNDS];
+} contender;
+
+/* Run the contenders in rounds; returns the number of rounds.  When a
+ * warm-up call takes longer than LONG_RUN (the naive matmul at 2048: 40 s),
+ * the warm-up round is the one measured round. */
+static int time_rounds(contender *c, int n)
+{
+    bool long_run = false;
+    for (int k = 0; k < n && !smoke; k++) {   /* warm-up round */
+        c[k].t[0] = c[k].run(c[k].ctx);
+        long_run |= c[k].t[0] > LONG_RUN;
+    }
+    if (long_run)
+        return 1;
+    int rounds = 0;
+    double spent = 0;
+    int min_rounds = smoke ? 1 : MIN_ROUNDS;
+    while (rounds < MAX_ROUNDS && (rounds < min_rounds || (spent < MIN_SECONDS && !smoke))) {
+        for (int k = 0; k < n; k++) {
+            c[k].t[rounds] = c[k].run(c[k].ctx);
+            spent += c[k].t[rounds];
+        }
+        rounds++;
+    }
+    return rounds;
+}
+
+/* The median over rounds of num's time / den's time. */
+static double ratio(const contender *num, const contender *den, int rounds)
+{
+    double r[MAX_ROUNDS];
+    for (int i = 0; i < rounds; i++)
+        r[i] = num->t[i] / den->t[i];
+    return median(r, rounds);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Results: the table for people and the TSV for plots                     */
+/* ---------------------------------------------------------------------- */
+
+/* One row.  ratio: against `baseline` (0: none); target: the ratio it
+ * should reach (0: none); numpy: NumPy's time / this one's (0: none). */
+static void report(const char *group, const char *name, const char *shape, double seconds,
+                   double rate, const char *unit, double ratio_, const char *baseline,
+                   double target, double numpy)
+{
+    const char *verdict = target <= 0 || smoke ? "" : ratio_ >= target ? "met" : "MISSED";
     if (!quiet) {
-        printf("%-8s %-26s %-18s %9.3f ms %8.2f %-7s", group, name, shape, seconds * 1e3,
-               rate, unit);
-        if (ratio > 0)
-            printf(" %6.1f%% of %-14s", 100 * ratio, baseline);
-        if (target > 0)
-            printf(" target %3.0f%%: %s", 100 * target, verdict);
+        printf("%-8s %-46s %-16s %9.3f ms %8.2f %-7s", group, name, shape, seconds * 1e3, rate,
+               unit);
+        if (ratio_ > 0)
+            printf(" %6.1f%% of %-12s", 100 * ratio_, baseline);
+        if (numpy > 0)
+            printf(" %5.2fx NumPy", numpy);
+        if (*verdict)
+            printf("  target %.0f%%: %s", 100 * target, verdict);
         printf("\n");
     }
     if (tsv != NULL)
-        fprintf(tsv, "%s\t%s\t%s\t%.6g\t%.6g\t%s\t%.4f\t%s\t%.2f\t%s\n", group, name, shape,
-                seconds, rate, unit, ratio, baseline, target, verdict);
+        fprintf(tsv, "%s\t%s\t%s\t%.6g\t%.6g\t%s\t%.4f\t%s\t%.2f\t%s\t%.4f\n", group, name,
+                shape, seconds, rate, unit, ratio_, baseline, target, verdict, numpy);
+}
+
+/* ---------------------------------------------------------------------- */
+/* NumPy's side: tests/bench/bench_numpy.py, a process that runs one call  */
+/* at a time when asked                                                    */
+/* ---------------------------------------------------------------------- */
+
+static FILE *np_to, *np_from;
+static pid_t np_pid;
+static char np_reply[1 << 16];
+
+static void numpy_start(const char *cmd)
+{
+    int to[2], from[2];
+    if (pipe(to) != 0 || pipe(from) != 0)
+        die("pipe: %s", strerror(errno));
+    fflush(NULL);
+    if ((np_pid = fork()) < 0)
+        die("fork: %s", strerror(errno));
+    if (np_pid == 0) {
+        dup2(to[0], 0);
+        dup2(from[1], 1);
+        close(to[0]), close(to[1]), close(from[0]), close(from[1]);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    close(to[0]);
+    close(from[1]);
+    signal(SIGPIPE, SIG_IGN);   /* a helper that died is reported below */
+    if ((np_to = fdopen(to[1], "w")) == NULL || (np_from = fdopen(from[0], "r")) == NULL)
+        die("fdopen: %s", strerror(errno));
+}
+
+/* Send one command; the helper's one-line answer, which must not be an
+ * error. */
+static const char *numpy_ask(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static const char *numpy_ask(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(np_to, fmt, ap);
+    va_end(ap);
+    fputc('\n', np_to);
+    if (fflush(np_to) != 0 || fgets(np_reply, sizeof np_reply, np_from) == NULL)
+        die("the NumPy helper (-n) stopped answering; its messages are above");
+    np_reply[strcspn(np_reply, "\n")] = '\0';
+    if (strncmp(np_reply, "error", 5) == 0)
+        die("the NumPy helper says: %s", np_reply);
+    return np_reply;
+}
+
+static void numpy_stop(void)
+{
+    if (np_to == NULL)
+        return;
+    fputs("quit\n", np_to);
+    fclose(np_to);
+    fclose(np_from);
+    int status;
+    waitpid(np_pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        die("the NumPy helper exited with status %d", status);
+}
+
+/* Set NumPy's case up (a "setup ..." command) and compare the values it
+ * samples from its result with ours, want[0..n-1], within tol (relative). */
+static void numpy_setup(const float *want, int64_t n, double tol, const char *what,
+                        const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void numpy_setup(const float *want, int64_t n, double tol, const char *what,
+                        const char *fmt, ...)
+{
+    char cmd[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    const char *r = numpy_ask("setup %s", cmd);
+    char *end;
+    if (strncmp(r, "ok ", 3) != 0)
+        die("NumPy's %s: unexpected answer '%.80s'", what, r);
+    long k = strtol(r + 3, &end, 10);
+    for (long j = 0; j < k; j++) {
+        int64_t at = k > 1 ? j * (n - 1) / (k - 1) : 0;
+        double got = (float)strtod(end, &end), exp = want[at];   /* both floats */
+        if (fabs(got - exp) > tol * (fabs(exp) + 1.0))
+            die("NumPy's %s differs from ours at element %lld: %.9g, we have %.9g", what,
+                (long long)at, got, exp);
+    }
+}
+
+static double run_numpy(void *unused)
+{
+    (void)unused;
+    return strtod(numpy_ask("run"), NULL);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -164,118 +368,200 @@ typedef struct {
     size_t n;
 } copy_ctx;
 
-static void run_memcpy(void *p)
-{
-    copy_ctx *c = p;
-    memcpy(c->dst, c->src, c->n * sizeof(float));
-}
-
-/* Seconds to memcpy n floats (n*4 bytes read, n*4 written). */
-static double memcpy_seconds(size_t n)
+static copy_ctx copy_make(size_t n)
 {
     float *src = floats(n), *dst = floats(n);
     for (size_t i = 0; i < n; i++)
         src[i] = (float)i;
-    copy_ctx c = { dst, src, n };
-    double t = time_median(run_memcpy, &c);
-    free(src);
-    free(dst);
-    return t;
+    memset(dst, 0, n * sizeof(float));   /* fault the pages in now */
+    return (copy_ctx){ dst, src, n };
+}
+
+static void copy_free(copy_ctx *c)
+{
+    free(c->dst);
+    free((void *)c->src);
+}
+
+static double run_memcpy(void *p)
+{
+    copy_ctx *c = p;
+    double t0 = now();
+    memcpy(c->dst, c->src, c->n * sizeof(float));
+    return now() - t0;
+}
+
+/* A plain C copy loop: ordinary stores, as any gather must use.  The
+ * "+ 0.0f" keeps GCC from turning it into a call to memcpy. */
+static double run_copy_loop(void *p)
+{
+    copy_ctx *c = p;
+    double t0 = now();
+    for (size_t i = 0; i < c->n; i++)
+        c->dst[i] = c->src[i] + 0.0f;
+    return now() - t0;
+}
+
+/* How close ordinary stores get to memcpy: the ceiling for a gather that
+ * does not stream. */
+static void bench_copy_loop(size_t n)
+{
+    copy_ctx c = copy_make(n);
+    contender k[2] = { { run_memcpy, &c, { 0 } }, { run_copy_loop, &c, { 0 } } };
+    int rounds = time_rounds(k, 2);
+    double t = median(k[1].t, rounds);
+    char sh[40];
+    snprintf(sh, sizeof sh, "(%zu,)", n);
+    report("compact", "C copy loop (reference)", sh, t, 2.0 * (double)n * sizeof(float) / t / 1e9,
+           "GB/s", ratio(&k[0], &k[1], rounds), "memcpy", 0, 0);
+    copy_free(&c);
 }
 
 /* ---------------------------------------------------------------------- */
-/* compact: permuted views, against memcpy of the same bytes               */
+/* compact: permuted views                                                 */
 /* ---------------------------------------------------------------------- */
 
 typedef struct {
     const nd_array *view;
+    int version;
 } compact_ctx;
 
-static void run_compact(void *p)
+static double run_compact(void *p)
 {
     compact_ctx *c = p;
     nd_array out;
-    must(nd_compact(c->view, &out), "nd_compact");
+    double t0 = now();
+    must(nd_compact_version(c->view, c->version, &out, NULL), "nd_compact_version");
     nd_release(&out);
+    return now() - t0;
 }
 
-/* The reference: index-by-index gather of a view of a host buffer. */
-static bool compact_matches(const nd_array *v, const float *base)
+/* Check nd_compact_version(v, version) against an index-by-index gather
+ * of the base buffer, and that it ran the version asked for; for version
+ * 0 (nd_compact), keep the result in *keep (NumPy's is compared with it). */
+static void compact_check(const nd_array *v, const float *base, int version, int want_ran,
+                          float *keep)
 {
     nd_array out;
-    must(nd_compact(v, &out), "nd_compact");
+    int ran;
+    must(nd_compact_version(v, version, &out, &ran), "nd_compact_version");
+    if (want_ran >= 0 && ran != want_ran)
+        die("nd_compact_version(%d) ran version %d, expected %d", version, ran, want_ran);
     const float *got = (const float *)out.buf->ptr;
     int64_t n = nd_numel(v), idx[ND_MAX_DIMS] = { 0 };
-    bool ok = true;
-    for (int64_t i = 0; i < n && ok; i++) {
+    for (int64_t i = 0; i < n; i++) {
         int64_t off = v->offset, rest = i;
         for (int k = v->ndim - 1; k >= 0; k--) {
             idx[k] = rest % v->shape[k];
             rest /= v->shape[k];
             off += idx[k] * v->strides[k];
         }
-        ok = got[i] == base[off];
+        if (got[i] != base[off])
+            die("nd_compact_version(%d): element %lld is %g, expected %g", version,
+                (long long)i, (double)got[i], (double)base[off]);
     }
+    if (keep != NULL)
+        memcpy(keep, got, (size_t)n * sizeof(float));
     nd_release(&out);
-    return ok;
 }
 
-static void bench_compact_case(const char *name, int ndim, const int64_t *shape,
-                               const int *perm)
+typedef struct {
+    const char *name, *numpy;   /* ours, and NumPy's call */
+    int ndim;
+    int64_t shape[4];
+    int perm[4];
+    bool steps;                 /* also time nd_compact_version 1-4 */
+} compact_case;
+
+static const char *const step_names[5] = {
+    "", "1 row by row", "2 blocked", "3 in registers", "4 streaming stores",
+};
+
+static void bench_compact_case(const compact_case *cc)
 {
     nd_array a, v;
     int64_t n = 1;
-    for (int k = 0; k < ndim; k++)
-        n *= shape[k];
+    for (int k = 0; k < cc->ndim; k++)
+        n *= cc->shape[k];
     must(nd_arange(ND_CPU, n, &a), "nd_arange");
-    must(nd_reshape(&a, ndim, shape, &a), "nd_reshape");
-    must(nd_permute(&a, perm, &v), "nd_permute");
-    if (!compact_matches(&v, (const float *)a.buf->ptr))
-        die("compact %s: wrong result; fix the tests first", name);
-    compact_ctx c = { &v };
-    double t = time_median(run_compact, &c), base = memcpy_seconds((size_t)n);
-    char sh[200];
-    nd_shape_str(ndim, shape, sh, sizeof sh);
-    double bytes = 2.0 * (double)n * sizeof(float);
-    report("compact", name, sh, t, bytes / t / 1e9, "GB/s", base / t, "memcpy", 0.5);
+    must(nd_reshape(&a, cc->ndim, cc->shape, &a), "nd_reshape");
+    must(nd_permute(&a, cc->perm, &v), "nd_permute");
+    const float *base = (const float *)a.buf->ptr;
+    float *ours = malloc((size_t)n * sizeof(float));
+    if (ours == NULL)
+        die("out of memory");
+    compact_check(&v, base, 0, -1, ours);
+    for (int s = 1; s <= 4 && cc->steps; s++)
+        compact_check(&v, base, s, s, NULL);
+    char sh[120], cmd[200];
+    nd_shape_str(cc->ndim, cc->shape, sh, sizeof sh);
+    if (np_to != NULL) {
+        int len = snprintf(cmd, sizeof cmd, "permute %d", cc->ndim);
+        for (int k = 0; k < cc->ndim; k++)
+            len += snprintf(cmd + len, sizeof cmd - (size_t)len, " %lld", (long long)cc->shape[k]);
+        for (int k = 0; k < cc->ndim; k++)
+            len += snprintf(cmd + len, sizeof cmd - (size_t)len, " %d", cc->perm[k]);
+        numpy_setup(ours, n, 0, cc->numpy, "%s", cmd);
+    }
+    free(ours);
+
+    /* contenders: memcpy, nd_compact, [steps 1-4], [NumPy] */
+    copy_ctx mc = copy_make((size_t)n);
+    compact_ctx ctx[5];
+    contender k[7];
+    int nk = 0;
+    k[nk++] = (contender){ run_memcpy, &mc, { 0 } };
+    for (int s = 0; s <= (cc->steps ? 4 : 0); s++) {
+        ctx[s] = (compact_ctx){ &v, s };
+        k[nk++] = (contender){ run_compact, &ctx[s], { 0 } };
+    }
+    int np_k = np_to != NULL ? nk : -1;
+    if (np_k >= 0)
+        k[nk++] = (contender){ run_numpy, NULL, { 0 } };
+    int rounds = time_rounds(k, nk);
+
+    double bytes = 2.0 * (double)n * sizeof(float), t = median(k[1].t, rounds);
+    report("compact", cc->name, sh, t, bytes / t / 1e9, "GB/s", ratio(&k[0], &k[1], rounds),
+           "memcpy", 0.6, np_k >= 0 ? ratio(&k[np_k], &k[1], rounds) : 0);
+    if (np_k >= 0) {
+        double tn = median(k[np_k].t, rounds);
+        report("compact", cc->numpy, sh, tn, bytes / tn / 1e9, "GB/s",
+               ratio(&k[0], &k[np_k], rounds), "memcpy", 0, 0);
+    }
+    for (int s = 1; s <= 4 && cc->steps; s++) {
+        double ts = median(k[1 + s].t, rounds);
+        report("steps", step_names[s], sh, ts, bytes / ts / 1e9, "GB/s",
+               ratio(&k[0], &k[1 + s], rounds), "memcpy", 0,
+               np_k >= 0 ? ratio(&k[np_k], &k[1 + s], rounds) : 0);
+    }
+    copy_free(&mc);
     nd_release(&v);
     nd_release(&a);
 }
 
-/* A plain C copy loop: ordinary stores, as any gather must use.  The
- * "+ 0.0f" keeps GCC from turning it into a call to memcpy, which streams
- * large copies past the cache (no read of the destination first). */
-static void run_copy_loop(void *p)
-{
-    copy_ctx *c = p;
-    for (size_t i = 0; i < c->n; i++)
-        c->dst[i] = c->src[i] + 0.0f;
-}
-
-/* How close ordinary stores get to memcpy: the ceiling for a gather. */
-static void bench_copy_loop(size_t n)
-{
-    float *src = floats(n), *dst = floats(n);
-    for (size_t i = 0; i < n; i++)
-        src[i] = (float)i;
-    copy_ctx c = { dst, src, n };
-    double t = time_median(run_copy_loop, &c), base = memcpy_seconds(n);
-    report("compact", "C copy loop (reference)", "(16777216,)", t,
-           2.0 * (double)n * sizeof(float) / t / 1e9, "GB/s", base / t, "memcpy", 0);
-    free(src);
-    free(dst);
-}
-
 static void bench_compact(void)
 {
-    bench_copy_loop((size_t)1 << 24);
-    static const int t2[2] = { 1, 0 }, p4[4] = { 0, 2, 1, 3 };
-    int64_t s4096[2] = { 4096, 4096 }, s4100[2] = { 4100, 4100 };
-    int64_t q2[4] = { 16, 256, 64, 64 }, q2odd[4] = { 16, 257, 65, 63 };
-    bench_compact_case("transpose (1,0)", 2, s4096, t2);
-    bench_compact_case("transpose (1,0)", 2, s4100, t2);
-    bench_compact_case("permute (0,2,1,3)", 4, q2, p4);
-    bench_compact_case("permute (0,2,1,3)", 4, q2odd, p4);
+    static const compact_case full[] = {
+        { "transpose (1,0)", "NumPy ascontiguousarray(a.T)", 2, { 4096, 4096 }, { 1, 0 }, true },
+        { "transpose (1,0)", "NumPy ascontiguousarray(a.T)", 2, { 4100, 4100 }, { 1, 0 }, true },
+        { "transpose (1,0)", "NumPy ascontiguousarray(a.T)", 2, { 8192, 8192 }, { 1, 0 }, true },
+        { "permute (0,2,1,3)", "NumPy ascontiguousarray(a.transpose(0,2,1,3))", 4,
+          { 16, 256, 64, 64 }, { 0, 2, 1, 3 }, false },
+        { "permute (0,2,1,3)", "NumPy ascontiguousarray(a.transpose(0,2,1,3))", 4,
+          { 16, 257, 65, 63 }, { 0, 2, 1, 3 }, false },
+    };
+    /* the smoke pass: the same code paths, edges included, in little time */
+    static const compact_case small[] = {
+        { "transpose (1,0)", "NumPy ascontiguousarray(a.T)", 2, { 64, 64 }, { 1, 0 }, true },
+        { "transpose (1,0)", "NumPy ascontiguousarray(a.T)", 2, { 300, 257 }, { 1, 0 }, true },
+        { "permute (0,2,1,3)", "NumPy ascontiguousarray(a.transpose(0,2,1,3))", 4,
+          { 2, 17, 9, 7 }, { 0, 2, 1, 3 }, false },
+    };
+    bench_copy_loop(smoke ? 1 << 16 : (size_t)1 << 24);
+    const compact_case *cases = smoke ? small : full;
+    size_t count = smoke ? sizeof small / sizeof small[0] : sizeof full / sizeof full[0];
+    for (size_t c = 0; c < count; c++)
+        bench_compact_case(&cases[c]);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -286,26 +572,30 @@ typedef struct {
     const nd_array *a, *b;
 } pair_ctx;
 
-static void run_add(void *p)
+static double run_add(void *p)
 {
     pair_ctx *c = p;
     nd_array out;
+    double t0 = now();
     must(nd_binary(ND_ADD, c->a, c->b, &out), "nd_binary(ND_ADD)");
     nd_release(&out);
+    return now() - t0;
 }
 
-static void run_sum_last(void *p)
+static double run_sum_last(void *p)
 {
     pair_ctx *c = p;
     nd_array out;
     int axis = -1;
+    double t0 = now();
     must(nd_reduce(ND_SUM, c->a, 1, &axis, false, &out), "nd_reduce(ND_SUM)");
     nd_release(&out);
+    return now() - t0;
 }
 
 static void bench_ewise_reduce(bool ewise, bool reduce)
 {
-    const int64_t rows = 4096, cols = 4096, n = rows * cols;
+    const int64_t rows = smoke ? 64 : 8192, cols = smoke ? 48 : 4096, n = rows * cols;
     int64_t shape[2] = { rows, cols };
     float *x = floats((size_t)n), *y = floats((size_t)n), *got = floats((size_t)n);
     for (int64_t i = 0; i < n; i++) {
@@ -315,25 +605,38 @@ static void bench_ewise_reduce(bool ewise, bool reduce)
     nd_array a, b, out;
     must(nd_from_host(ND_CPU, 2, shape, x, &a), "nd_from_host");
     must(nd_from_host(ND_CPU, 2, shape, y, &b), "nd_from_host");
-    double copy = memcpy_seconds((size_t)n);
-    double copy_rate = 2.0 * (double)n * sizeof(float) / copy / 1e9;
+    copy_ctx mc = copy_make((size_t)n);
     pair_ctx c = { &a, &b };
     char sh[64];
     nd_shape_str(2, shape, sh, sizeof sh);
+    contender k[3] = { { run_memcpy, &mc, { 0 } }, { NULL, &c, { 0 } }, { run_numpy, NULL, { 0 } } };
+    int nk = np_to != NULL ? 3 : 2;
     if (ewise) {
         must(nd_binary(ND_ADD, &a, &b, &out), "nd_binary");
         must(nd_to_host(&out, got, (size_t)n), "nd_to_host");
+        nd_release(&out);
         for (int64_t i = 0; i < n; i++)
             if (got[i] != x[i] + y[i])
                 die("ewise add: wrong result at %lld", (long long)i);
-        nd_release(&out);
-        double t = time_median(run_add, &c), rate = 3.0 * (double)n * sizeof(float) / t / 1e9;
-        report("ewise", "add", sh, t, rate, "GB/s", rate / copy_rate, "memcpy GB/s", 0.7);
+        if (nk == 3)
+            numpy_setup(got, n, 0, "a + b", "add %lld %lld", (long long)rows, (long long)cols);
+        k[1].run = run_add;
+        int rounds = time_rounds(k, nk);
+        /* a and b read, the result written: 3n floats against memcpy's 2n */
+        double bytes = 3.0 * (double)n * sizeof(float), t = median(k[1].t, rounds);
+        report("ewise", "add", sh, t, bytes / t / 1e9, "GB/s", 1.5 * ratio(&k[0], &k[1], rounds),
+               "memcpy GB/s", 0.7, nk == 3 ? ratio(&k[2], &k[1], rounds) : 0);
+        if (nk == 3) {
+            double tn = median(k[2].t, rounds);
+            report("ewise", "NumPy a + b", sh, tn, bytes / tn / 1e9, "GB/s",
+                   1.5 * ratio(&k[0], &k[2], rounds), "memcpy GB/s", 0, 0);
+        }
     }
     if (reduce) {
         int axis = -1;
         must(nd_reduce(ND_SUM, &a, 1, &axis, false, &out), "nd_reduce");
         must(nd_to_host(&out, got, (size_t)rows), "nd_to_host");
+        nd_release(&out);
         for (int64_t r = 0; r < rows; r++) {
             double want = 0, mag = 0;
             for (int64_t j = 0; j < cols; j++) {
@@ -344,12 +647,24 @@ static void bench_ewise_reduce(bool ewise, bool reduce)
                 die("sum over the last axis: row %lld is %g, expected %g", (long long)r,
                     (double)got[r], want);
         }
-        nd_release(&out);
-        double t = time_median(run_sum_last, &c);
-        double rate = ((double)n + (double)rows) * sizeof(float) / t / 1e9;
-        report("reduce", "sum over last axis", sh, t, rate, "GB/s", rate / copy_rate,
-               "memcpy GB/s", 0.7);
+        if (nk == 3)
+            numpy_setup(got, rows, 1e-5, "a.sum(-1)", "sum %lld %lld", (long long)rows,
+                        (long long)cols);
+        k[1].run = run_sum_last;
+        int rounds = time_rounds(k, nk);
+        /* bytes read and written, (n + rows) floats, against memcpy's 2n */
+        double bytes = ((double)n + (double)rows) * sizeof(float), t = median(k[1].t, rounds);
+        double scale = bytes / (2.0 * (double)n * sizeof(float));
+        report("reduce", "sum over last axis", sh, t, bytes / t / 1e9, "GB/s",
+               scale * ratio(&k[0], &k[1], rounds), "memcpy GB/s", 0.7,
+               nk == 3 ? ratio(&k[2], &k[1], rounds) : 0);
+        if (nk == 3) {
+            double tn = median(k[2].t, rounds);
+            report("reduce", "NumPy a.sum(-1)", sh, tn, bytes / tn / 1e9, "GB/s",
+                   scale * ratio(&k[0], &k[2], rounds), "memcpy GB/s", 0, 0);
+        }
     }
+    copy_free(&mc);
     nd_release(&a);
     nd_release(&b);
     free(x);
@@ -358,7 +673,7 @@ static void bench_ewise_reduce(bool ewise, bool reduce)
 }
 
 /* ---------------------------------------------------------------------- */
-/* matmul: naive, tiled, OpenBLAS                                          */
+/* matmul: naive, tiled, OpenBLAS, NumPy                                   */
 /* ---------------------------------------------------------------------- */
 
 typedef struct {
@@ -369,19 +684,23 @@ typedef struct {
     int n;
 } mm_ctx;
 
-static void run_mm(void *p)
+static double run_mm(void *p)
 {
     mm_ctx *c = p;
     nd_array out;
+    double t0 = now();
     must(c->fn(c->a, c->b, &out), "matmul");
     nd_release(&out);
+    return now() - t0;
 }
 
-static void run_sgemm(void *p)
+static double run_sgemm(void *p)
 {
     mm_ctx *c = p;
+    double t0 = now();
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, c->n, c->n, c->n, 1.0f, c->pa,
                 c->n, c->pb, c->n, 0.0f, c->pc, c->n);
+    return now() - t0;
 }
 
 /* Largest relative difference of got from want, scaled by the row's size. */
@@ -407,40 +726,52 @@ static void bench_matmul_size(int n)
     nd_array a, b, out;
     must(nd_from_host(ND_CPU, 2, shape, x, &a), "nd_from_host");
     must(nd_from_host(ND_CPU, 2, shape, y, &b), "nd_from_host");
-    mm_ctx c = { &a, &b, NULL, x, y, ref, n };
-    run_sgemm(&c);
+    mm_ctx blas = { &a, &b, NULL, x, y, ref, n }, tiled = blas, naive = blas;
+    run_sgemm(&blas);
+    /* float sums of n terms of size <= 0.25: allow n * eps relative */
+    double tol = n * 1.2e-7 + 1e-5;
+    tiled.fn = nd_matmul;
+    naive.fn = nd_matmul_naive;
+    const mm_ctx *mine[2] = { &naive, &tiled };
+    for (int v = 0; v < 2; v++) {
+        must(mine[v]->fn(&a, &b, &out), "matmul");
+        must(nd_to_host(&out, got, nn), "nd_to_host");
+        nd_release(&out);
+        if (max_rel_diff(got, ref, n) > tol)
+            die("%s at %d: differs from OpenBLAS by %g", v ? "nd_matmul" : "nd_matmul_naive",
+                n, max_rel_diff(got, ref, n));
+    }
+    int nk = 2;
+    if (np_to != NULL) {
+        numpy_setup(ref, (int64_t)nn, tol, "a @ b", "matmul %d", n);
+        nk = 3;
+    }
     char sh[64];
     snprintf(sh, sizeof sh, "%dx%dx%d", n, n, n);
     double flops = 2.0 * n * (double)n * n;
-    double t_blas = time_median(run_sgemm, &c), blas = flops / t_blas / 1e9;
-    report("matmul", "OpenBLAS sgemm, 1 thread", sh, t_blas, blas, "GFLOP/s", 1.0,
-           "OpenBLAS", 0);
-    struct {
-        const char *name;
-        nd_status (*fn)(const nd_array *, const nd_array *, nd_array *);
-        double target;
-    } versions[] = {
-        { "naive (nd_matmul_naive)", nd_matmul_naive, 0 },
-        { "tiled (nd_matmul)", nd_matmul, n == 1024 ? 0.5 : 0 },
-    };
-    double naive_t = 0;
-    for (size_t v = 0; v < 2; v++) {
-        must(versions[v].fn(&a, &b, &out), versions[v].name);
-        must(nd_to_host(&out, got, nn), "nd_to_host");
-        nd_release(&out);
-        /* float sums of n terms of size <= 0.25: allow n * eps relative */
-        if (max_rel_diff(got, ref, n) > n * 1.2e-7 + 1e-5)
-            die("matmul %s at %d: differs from OpenBLAS by %g", versions[v].name, n,
-                max_rel_diff(got, ref, n));
-        c.fn = versions[v].fn;
-        double t = time_median(run_mm, &c);
-        report("matmul", versions[v].name, sh, t, flops / t / 1e9, "GFLOP/s",
-               t_blas / t, "OpenBLAS", versions[v].target);
-        if (v == 0)
-            naive_t = t;
-        else
-            report("matmul", "tiled vs naive", sh, t, naive_t / t, "x", 0, "", 0);
+    contender k[3] = { { run_sgemm, &blas, { 0 } }, { run_mm, &tiled, { 0 } },
+                       { run_numpy, NULL, { 0 } } };
+    int rounds = time_rounds(k, nk);
+    double t_blas = median(k[0].t, rounds), t = median(k[1].t, rounds);
+    report("matmul", "OpenBLAS sgemm, 1 thread", sh, t_blas, flops / t_blas / 1e9, "GFLOP/s",
+           1.0, "OpenBLAS", 0, 0);
+    report("matmul", "tiled (nd_matmul)", sh, t, flops / t / 1e9, "GFLOP/s",
+           ratio(&k[0], &k[1], rounds), "OpenBLAS", n == 1024 ? 0.5 : 0,
+           nk == 3 ? ratio(&k[2], &k[1], rounds) : 0);
+    if (nk == 3) {
+        double tn = median(k[2].t, rounds);
+        report("matmul", "NumPy a @ b", sh, tn, flops / tn / 1e9, "GFLOP/s",
+               ratio(&k[0], &k[2], rounds), "OpenBLAS", 0, 0);
     }
+    /* The naive loop takes seconds (40 at 2048): timed on its own, with
+     * the tiled version beside it. */
+    contender kn[2] = { { run_mm, &naive, { 0 } }, { run_mm, &tiled, { 0 } } };
+    rounds = time_rounds(kn, 2);
+    double tn = median(kn[0].t, rounds);
+    report("matmul", "naive (nd_matmul_naive)", sh, tn, flops / tn / 1e9, "GFLOP/s",
+           ratio(&kn[1], &kn[0], rounds) * (t_blas / t), "OpenBLAS", 0, 0);
+    report("matmul", "tiled vs naive", sh, median(kn[1].t, rounds), ratio(&kn[0], &kn[1], rounds),
+           "x", 0, "", 0, 0);
     nd_release(&a);
     nd_release(&b);
     free(x);
@@ -452,35 +783,90 @@ static void bench_matmul_size(int n)
 static void bench_matmul(void)
 {
     openblas_set_num_threads(1);
-    static const int sizes[] = { 256, 512, 1024, 2048 };
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
-        bench_matmul_size(sizes[i]);
+    static const int sizes[] = { 256, 512, 1024, 2048 }, small[] = { 32, 100 };
+    const int *s = smoke ? small : sizes;
+    int count = smoke ? 2 : 4;
+    for (int i = 0; i < count; i++)
+        bench_matmul_size(s[i]);
 }
 
-int main(int argc, char **argv)
+/* ---------------------------------------------------------------------- */
+/* The machine                                                             */
+/* ---------------------------------------------------------------------- */
+
+/* The first line of a file, or "" */
+static void first_line(const char *path, char *dst, size_t cap)
 {
-    const char *tsv_path = NULL, *filter = "";
-    int opt;
-    while ((opt = getopt(argc, argv, "o:f:q")) != -1) {
-        switch (opt) {
-        case 'o': tsv_path = optarg; break;
-        case 'f': filter = optarg; break;
-        case 'q': quiet = true; break;
-        default:
-            fprintf(stderr, "usage: bench_cpu [-o results.tsv] [-f FILTER] [-q]\n");
-            return 2;
+    FILE *f = fopen(path, "r");
+    dst[0] = '\0';
+    if (f != NULL && fgets(dst, (int)cap, f) == NULL)
+        dst[0] = '\0';
+    if (f != NULL)
+        fclose(f);
+    dst[strcspn(dst, "\n")] = '\0';
+}
+
+/* "AMD EPYC (2 cores)", from /proc/cpuinfo. */
+static void machine_name(char *dst, size_t cap)
+{
+    char line[256], model[200] = "unknown CPU";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) == 0 && colon != NULL) {
+            snprintf(model, sizeof model, "%s", colon + 2);
+            model[strcspn(model, "\n")] = '\0';
+            break;
         }
     }
-    /* see the top of this file: no fresh mappings, no trimming */
-    if (mallopt(M_MMAP_MAX, 0) != 1 || mallopt(M_TRIM_THRESHOLD, INT32_MAX) != 1)
-        die("mallopt failed");
-    char machine[300];
+    if (f != NULL)
+        fclose(f);
+    snprintf(dst, cap, "%s (%ld cores)", model, sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+/* "L1d 32K, L2 1024K, L3 32768K" from sysfs, and what glibc believes the
+ * last-level cache is: its memcpy streams copies above 3/4 of that. */
+static void cache_sizes(char *dst, size_t cap)
+{
+    size_t len = 0;
+    for (int i = 0; i < 8 && len < cap; i++) {
+        char path[100], level[16], type[32], size[32];
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+        first_line(path, level, sizeof level);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+        first_line(path, type, sizeof type);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        first_line(path, size, sizeof size);
+        if (*level && *size && strcmp(type, "Instruction") != 0)
+            len += (size_t)snprintf(dst + len, cap - len, "%sL%s%s %s", len ? ", " : "", level,
+                                    strcmp(type, "Data") == 0 ? "d" : "", size);
+    }
+    if (len < cap)
+        snprintf(dst + len, cap - len, "%s(sysfs); glibc's L3 (sysconf): %ld KB",
+                 len ? " " : "", sysconf(_SC_LEVEL3_CACHE_SIZE) / 1024);
+}
+
+static void header(const char *numpy)
+{
+    const char *method = smoke ? "smoke pass (small shapes, one round): the figures mean nothing"
+        : "median of " STR(MIN_ROUNDS) "-" STR(MAX_ROUNDS) " rounds after a warm-up round, "
+          "ratios taken within each round; seconds of CPU time of the calling thread "
+          "(time spent waiting for a core left out); outputs reuse their memory";
+    char machine[300], caches[300], thp[100], load[100], uptime_line[200] = "";
     machine_name(machine, sizeof machine);
-    if (tsv_path != NULL && (tsv = fopen(tsv_path, "w")) == NULL)
-        die("cannot write %s", tsv_path);
+    cache_sizes(caches, sizeof caches);
+    first_line("/sys/kernel/mm/transparent_hugepage/enabled", thp, sizeof thp);
+    first_line("/proc/loadavg", load, sizeof load);
+    FILE *up = popen("uptime", "r");
+    if (up != NULL) {
+        if (fgets(uptime_line, sizeof uptime_line, up) == NULL)
+            uptime_line[0] = '\0';
+        uptime_line[strcspn(uptime_line, "\n")] = '\0';
+        pclose(up);
+    }
     time_t t = time(NULL);
     char date[64];
-    strftime(date, sizeof date, "%Y-%m-%d", gmtime(&t));
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&t));
     /* Which OpenBLAS kernels run matters: 0.3.21 takes some AVX-512 CPUs
      * for Haswell (AVX2) unless OPENBLAS_CORETYPE says otherwise. */
     const char *coretype = getenv("OPENBLAS_CORETYPE");
@@ -489,19 +875,56 @@ int main(int argc, char **argv)
              openblas_get_corename(), coretype ? ", OPENBLAS_CORETYPE=" : "",
              coretype ? coretype : "");
     if (tsv != NULL)
-        fprintf(tsv, "# machine: %s\n# date: %s\n# compiler: gcc %s\n# openblas: %s\n"
-                "group\tcase\tshape\tseconds\trate\tunit\tratio\tbaseline\ttarget\tverdict\n",
-                machine, date, __VERSION__, blas);
-    printf("CPU benchmarks on %s, %s; median of %d-%d runs after %d warm-up\n", machine,
-           date, MIN_REPEATS, MAX_REPEATS, WARMUP);
-    printf("OpenBLAS: %s\n\n", blas);
-    if (strstr("compact", filter))
+        fprintf(tsv, "# machine: %s\n# caches: %s\n# pages: transparent huge pages %s\n"
+                "# load before: %s (uptime:%s)\n# date: %s\n# compiler: gcc %s\n"
+                "# openblas: %s\n# numpy: %s\n# method: %s\n",
+                machine, caches, thp, load, strchr(uptime_line, ' ') ? strchr(uptime_line, ' ')
+                : uptime_line, date, __VERSION__, blas, numpy, method);
+    printf("CPU benchmarks on %s, %s\n  caches: %s\n  load: %s\n  OpenBLAS: %s\n  NumPy: %s\n"
+           "  method: %s\n\n", machine, date, caches, load, blas, numpy, method);
+    if (tsv != NULL)
+        fprintf(tsv, "group\tcase\tshape\tseconds\trate\tunit\tratio\tbaseline\ttarget\tverdict"
+                "\tvs_numpy\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *tsv_path = NULL, *filter = "", *numpy_cmd = NULL;
+    int opt;
+    while ((opt = getopt(argc, argv, "o:f:n:sq")) != -1) {
+        switch (opt) {
+        case 'o': tsv_path = optarg; break;
+        case 'f': filter = optarg; break;
+        case 'n': numpy_cmd = optarg; break;
+        case 's': smoke = true; break;
+        case 'q': quiet = true; break;
+        default:
+            fprintf(stderr, "usage: bench_cpu [-o results.tsv] [-f GROUP] [-n NUMPY_COMMAND] "
+                    "[-s] [-q]\n");
+            return 2;
+        }
+    }
+    if (*filter && !strstr("compact steps ewise reduce matmul", filter))
+        die("-f %s: no such group (compact, ewise, reduce, matmul)", filter);
+    if (tsv_path != NULL && (tsv = fopen(tsv_path, "w")) == NULL)
+        die("cannot write %s: %s", tsv_path, strerror(errno));
+    if (numpy_cmd != NULL)
+        numpy_start(numpy_cmd);
+    header(numpy_cmd != NULL ? numpy_ask("info") : "not measured (no -n)");
+    if (strstr("compact steps", filter))
         bench_compact();
     if (strstr("ewise", filter) || strstr("reduce", filter))
         bench_ewise_reduce(strstr("ewise", filter) != NULL, strstr("reduce", filter) != NULL);
     if (strstr("matmul", filter))
         bench_matmul();
-    if (tsv != NULL)
-        fclose(tsv);
+    numpy_stop();
+    char load[100];
+    first_line("/proc/loadavg", load, sizeof load);
+    if (tsv != NULL) {
+        fprintf(tsv, "# load after: %s\n", load);
+        if (fclose(tsv) != 0)
+            die("cannot write %s: %s", tsv_path, strerror(errno));
+    }
+    printf("\n  load after: %s\n", load);
     return 0;
 }
