@@ -237,18 +237,26 @@ static void compact_out_aliases_input(k_ctx *k)
 static void compact_large(k_ctx *k)
 {
     /* 2^20 elements: a 1024x1024 transpose, and a (128,64,128) view that
-     * permutes and reverses a (64,128,128) base */
-    k_call c = k_new(k, K_COMPACT);
-    check_compact(k, &c, k_strided(k, &c, 1 << 20, 2, (int64_t[]){ 1024, 1024 },
-                                   (int64_t[]){ 1, 1024 }, 0, K_DISTINCT), COMPACT_HINT);
-    c = k_new(k, K_COMPACT);
-    check_compact(k, &c, k_strided(k, &c, 1 << 20, 3, (int64_t[]){ 128, 64, 128 },
-                                   (int64_t[]){ 1, -16384, 128 }, 63 * 16384, K_DISTINCT),
-                  COMPACT_HINT);
+     * permutes and reverses a (64,128,128) base.  nd_compact gives these
+     * transposed planes to its given fast path, so each is also compacted
+     * by your gather_cpu alone: nd_compact_version 1 */
+    for (int version = 0; version <= 1; version++) {
+        k_call c = k_new(k, K_COMPACT);
+        c.code = version;
+        check_compact(k, &c, k_strided(k, &c, 1 << 20, 2, (int64_t[]){ 1024, 1024 },
+                                       (int64_t[]){ 1, 1024 }, 0, K_DISTINCT), COMPACT_HINT);
+        c = k_new(k, K_COMPACT);
+        c.code = version;
+        check_compact(k, &c, k_strided(k, &c, 1 << 20, 3, (int64_t[]){ 128, 64, 128 },
+                                       (int64_t[]){ 1, -16384, 128 }, 63 * 16384, K_DISTINCT),
+                      COMPACT_HINT);
+    }
 }
 
 /* Transposed planes whose sizes are no multiple of any block size a tiled
- * gather might use, with the dense axis reversed or a batch axis. */
+ * gather might use, with the dense axis reversed or a batch axis: through
+ * nd_compact, and through each step of nd_compact_version (1: your
+ * gather_cpu alone; 2-4: the given fast path of "Going further"). */
 static void compact_transpose_edges(k_ctx *k)
 {
     static const struct { int64_t rows, cols; bool reverse; int64_t batch; } cases[] = {
@@ -258,11 +266,14 @@ static void compact_transpose_edges(k_ctx *k)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int64_t r = cases[i].rows, n = cases[i].cols, b = cases[i].batch;
-        k_call c = k_new(k, K_COMPACT);
-        check_compact(k, &c, k_strided(k, &c, b * r * n, 3, (int64_t[]){ b, n, r },
-                                       (int64_t[]){ r * n, cases[i].reverse ? -1 : 1, n },
-                                       cases[i].reverse ? n - 1 : 0, K_DISTINCT),
-                      "the edges of a blocked copy: the last partial blocks of each axis");
+        for (int version = 0; version <= 4; version++) {
+            k_call c = k_new(k, K_COMPACT);
+            c.code = version;
+            check_compact(k, &c, k_strided(k, &c, b * r * n, 3, (int64_t[]){ b, n, r },
+                                           (int64_t[]){ r * n, cases[i].reverse ? -1 : 1, n },
+                                           cases[i].reverse ? n - 1 : 0, K_DISTINCT),
+                          "the edges of a blocked copy: the last partial blocks of each axis");
+        }
     }
 }
 

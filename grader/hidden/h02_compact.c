@@ -169,9 +169,14 @@ static void simplify_errors(k_ctx *k)
 /* nd_compact                                                             */
 /* ---------------------------------------------------------------------- */
 
-static void compact_of(k_ctx *k, int nd, const int64_t *shape, int how, k_fill fill, int out)
+/* version: 0 nd_compact, 1 nd_compact_version(a, 1, ...), the student's
+ * gather_cpu alone (nd_compact gives transposed planes to the given fast
+ * path) */
+static void compact_of(k_ctx *k, int nd, const int64_t *shape, int how, k_fill fill, int out,
+                       int version)
 {
     k_call c = k_new(k, K_COMPACT);
+    c.code = version;
     k_arg(&c, k_view(k, &c, nd, shape, how, fill));
     c.out = out;
     k_check(k, &c, NULL);
@@ -183,7 +188,7 @@ static void compact_random_8d(k_ctx *k)
         int64_t shape[ND_MAX_DIMS];
         int nd = k_shape(k, i % (ND_MAX_DIMS + 1), i % 7 == 0 ? 0 : 1, 5, 600, shape);
         compact_of(k, nd, shape, K_ANY | (i % 3 ? K_REPEAT : 0), i % 5 ? K_DISTINCT : K_SPECIAL,
-                   K_OUT_NEW);
+                   K_OUT_NEW, i % 2);
     }
 }
 
@@ -225,10 +230,14 @@ static void compact_negative_strides(k_ctx *k)
 static void compact_large(k_ctx *k)
 {
     int64_t n = (int64_t)1 << 22;
-    k_call c = k_new(k, K_COMPACT);
-    k_arg(&c, k_strided(k, &c, n, 2, (int64_t[]){ 2048, 2048 }, (int64_t[]){ 1, 2048 }, 0,
-                        K_DISTINCT));
-    k_check(k, &c, NULL);
+    k_call c;
+    for (int version = 0; version <= 1; version++) {   /* 1: gather_cpu alone */
+        c = k_new(k, K_COMPACT);
+        c.code = version;
+        k_arg(&c, k_strided(k, &c, n, 2, (int64_t[]){ 2048, 2048 }, (int64_t[]){ 1, 2048 }, 0,
+                            K_DISTINCT));
+        k_check(k, &c, NULL);
+    }
     c = k_new(k, K_COMPACT);   /* 8-D: every axis reversed and permuted */
     k_arg(&c, k_strided(k, &c, n, 8, (int64_t[]){ 8, 8, 4, 8, 4, 8, 4, 8 },
                         (int64_t[]){ -8, -131072, -2, -16384, -1, -128, -4096, -16 }, n - 1,
@@ -245,7 +254,7 @@ static void compact_alias_and_errors(k_ctx *k)
     for (int i = 0; i < 200; i++) {
         int64_t shape[ND_MAX_DIMS];
         int nd = k_shape(k, i % 6, 0, 5, 300, shape);
-        compact_of(k, nd, shape, K_ANY | K_REPEAT, K_DISTINCT, 0);
+        compact_of(k, nd, shape, K_ANY | K_REPEAT, K_DISTINCT, 0, 0);
     }
     k_call c = k_new(k, K_COMPACT);
     k_arg(&c, k_view(k, &c, 3, (int64_t[]){ 3, 1, 4 }, K_ANY, K_DISTINCT));

@@ -208,7 +208,7 @@ const char *k_describe(const k_call *c, char *dst, size_t cap)
     default:
         break;
     }
-    put(&b, "nd_%s(", name);
+    put(&b, c->op == K_COMPACT && c->code > 0 ? "nd_%s_version(" : "nd_%s(", name);
     switch (c->op) {
     case K_BINARY: case K_BINARY_INTO: case K_SCALAR: case K_SCALAR_INTO:
         if (c->code >= 0 && c->code <= ND_GE)
@@ -259,6 +259,10 @@ const char *k_describe(const k_call *c, char *dst, size_t cap)
     case K_DIAGONAL:
         put(&b, ", %" PRId64 ", %" PRId64 ", %" PRId64, c->at[0], c->at[1], c->at[2]);
         break;
+    case K_COMPACT:   /* nd_compact_version(a, version, &out, NULL) */
+        if (c->code > 0)
+            put(&b, ", %d", c->code);
+        break;
     case K_SETITEM_SCALAR: case K_SCALAR: put(&b, ", %.9g", (double)c->scalar); break;
     case K_REDUCE:
         put(&b, ", %d, ", c->n);
@@ -272,7 +276,7 @@ const char *k_describe(const k_call *c, char *dst, size_t cap)
     case K_RESHAPE: case K_PERMUTE: case K_BROADCAST_TO: case K_SLICE: case K_DIAGONAL:
     case K_COMPACT: case K_BINARY: case K_SCALAR: case K_UNARY: case K_REDUCE: case K_MATMUL:
     case K_MATMUL_NAIVE:
-        put(&b, ", %s", out_text(c));
+        put(&b, ", %s%s", out_text(c), c->op == K_COMPACT && c->code > 0 ? ", NULL" : "");
         break;
     default:
         break;

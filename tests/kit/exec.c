@@ -286,7 +286,9 @@ static void call(job *j)
         break;
     case K_ITER: iter(j); break;
     case K_SIMPLIFY_DIMS: simplify_dims(j); break;
-    case K_COMPACT: r->status = nd_compact(a, out); break;
+    case K_COMPACT:   /* code > 0: that step of nd_compact_version (1: gather_cpu alone) */
+        r->status = c->code > 0 ? nd_compact_version(a, c->code, out, NULL) : nd_compact(a, out);
+        break;
     case K_SETITEM: r->status = nd_setitem(a, b); break;
     case K_SETITEM_SCALAR: r->status = nd_setitem_scalar(a, c->scalar); break;
     case K_BINARY: r->status = nd_binary((nd_binop)c->code, a, b, out); break;
