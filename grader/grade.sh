@@ -124,19 +124,29 @@ nvcc_asan=("${nvcc_grade_flags[@]}" "${nvcc_san[@]}")
 # sanitizers).  CPU time, which a busy machine does not stretch: a correct
 # submission is never stopped because other work shares the machine.
 times="$root/build/grader/solution-cpu-$cuda_mode"
-ensure_times() {
-    if [ ! -s "$times-normal.tsv" ] || [ ! -s "$times-asan.tsv" ] ||
+times_stale() {
+    [ ! -s "$times-normal.tsv" ] || [ ! -s "$times-asan.tsv" ] ||
        [ -n "$(find "$root/grader/hidden" "$root/solution/src" "$root/tests/kit" \
-            "$root/grader/verdict.c" "$root/grader/sandbox.c" "$root/grader/executor.c" "$root/grader/emu" -newer "$times-asan.tsv" 2>/dev/null | head -n 1)" ]; then
+            "$root/grader/verdict.c" "$root/grader/sandbox.c" "$root/grader/executor.c" "$root/grader/emu" -newer "$times-asan.tsv" 2>/dev/null | head -n 1)" ]
+}
+# Grades started together (grade-all, the self-tests) time the solution
+# once: the first takes the lock and measures, into a folder of its own;
+# the others wait, then find the times fresh.
+ensure_times() {
+    times_stale || return 0
+    mkdir -p "$root/build/grader"
+    (
+        flock 8
+        times_stale || exit 0
         echo "grade: timing the solution's tests once on this machine, to set limits" >&2
-        GRADE_LESSONS= GRADE_CALIBRATING=1 bash "$0" "$root/solution" "$root/build/grader/calibration" ||
-            die "could not time the solution"
+        out=$(mktemp -d "${TMPDIR:-/tmp}/grade-calibration.XXXXXX") || exit 1
+        GRADE_LESSONS= GRADE_CALIBRATING=1 bash "$0" "$root/solution" "$out" || { rm -rf "$out"; exit 1; }
         for v in normal asan; do
-            awk -F'\t' '$4 == "pass" { print $2 "\t" $5 }' \
-                "$root/build/grader/calibration/$v.tsv" >"$times-$v.tsv.tmp" &&
-                mv "$times-$v.tsv.tmp" "$times-$v.tsv"
+            awk -F'\t' '$4 == "pass" { print $2 "\t" $5 }' "$out/$v.tsv" >"$times-$v.tsv.tmp" &&
+                mv "$times-$v.tsv.tmp" "$times-$v.tsv" || { rm -rf "$out"; exit 1; }
         done
-    fi
+        rm -rf "$out"
+    ) 8>"$root/build/grader/calibration.lock" || die "could not time the solution"
 }
 if [ "${1:-}" = --calibrate ] && [ $# -eq 1 ]; then
     ensure_times
