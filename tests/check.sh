@@ -288,6 +288,22 @@ bash grader/test_slurm.sh >"$logs/slurm.log" 2>&1
 add_counts "grade-all RUNNER=slurm on a single-node Slurm" "$logs/slurm.log"
 
 run "make coverage (the hidden tests run at least 95% of the solution's lines)" make coverage
+# make mutants grades each planted bug (an hour for all of them): here,
+# every patch must still apply to solution/, and one is graded and caught.
+mutants_apply() {
+    local p t bad=0
+    t=$(mktemp -d /tmp/nd_mutants.XXXXXX)
+    for p in grader/mutants/*.patch; do
+        rm -rf "$t/tree" && cp -R solution "$t/tree" &&
+            patch -s -p1 --dry-run -d "$t/tree" <"$p" >/dev/null 2>&1 ||
+            { echo "does not apply to solution/: $p"; bad=1; }
+    done
+    rm -rf "$t"
+    [ "$bad" -eq 0 ] && echo "$(ls grader/mutants/*.patch | wc -l) mutants apply"
+}
+run "every planted bug in grader/mutants/ applies to solution/" mutants_apply
+run "make mutants M=02_compact_shares_compact: a planted bug graded and caught" \
+    make mutants M=02_compact_shares_compact
 
 echo "== the student handout, GitHub Classroom, Gradescope and PrairieLearn"
 run "make handout (checked: no solution code, no hidden tests)" make handout
