@@ -349,6 +349,9 @@ float k_special(k_ctx *k);
 #define K_NSPECIAL 16
 extern const float k_specials[K_NSPECIAL];
 
+/* 2^e as an int64: sizes and strides of extreme shapes. */
+#define K_P2(e) ((int64_t)1 << (e))
+
 /* Element i of shape's row-major order, as a multi-index. */
 void k_unravel(int64_t i, int ndim, const int64_t *shape, int64_t *index);
 int64_t k_numel(int ndim, const int64_t *shape);
