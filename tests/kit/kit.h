@@ -344,6 +344,15 @@ void k_matmul_shapes(k_ctx *k, int64_t max, int64_t max_macs, int *nda, int64_t 
 k_call k_product(k_ctx *k, k_op op, int nda, const int64_t *sa, int ndb, const int64_t *sb,
                  int how, k_fill fill);
 
+/* Any int64, as a stride that is never stepped along may be (nd.h, "Valid
+ * arrays", rule 4): INT64_MIN, INT64_MAX, +-2^62, large, small or random. */
+int64_t k_wild(k_ctx *k);
+
+/* A view with no elements (ndim >= 1 axes, one of them 0, another now and
+ * then up to 2^44), every stride k_wild, over a new buffer
+ * of `size` floats at an offset in 0..size. */
+k_arr k_empty_view(k_ctx *k, k_call *c, int ndim, int64_t size);
+
 /* One of the special float values (NaN, +-inf, +-0, denormals, ...). */
 float k_special(k_ctx *k);
 #define K_NSPECIAL 16
