@@ -768,6 +768,12 @@ static const char *compared(const k_call *c, k_want *w, const k_res *r, const ch
     return NULL;
 }
 
+const char *k_judge(k_ctx *k, const k_call *c, const k_res *r)
+{
+    k_want w = k_reference(k, c);
+    return compared(c, &w, r, NULL);
+}
+
 /* Smaller calls like c: one axis of one array argument, or the same axis
  * (counted from the right) of every argument, halved, cut to 1 or dropped
  * when it is 1.  Views stay inside their buffers. */

@@ -443,6 +443,11 @@ void k_check_ewise_refusals(k_ctx *k, k_op op, int nmore, const int *more);
  * that check a property across calls).  Valid until the case ends. */
 const k_res *k_run(k_ctx *k, const k_call *c);
 
+/* For tools outside the runner (the fuzzer): raw result r of call c (from
+ * k_exec) against what the reference says; the failure message (valid
+ * until the next judgement), or NULL when r is right. */
+const char *k_judge(k_ctx *k, const k_call *c, const k_res *r);
+
 /* Fail the test: "what: message" with the call described. */
 #define k_fail(...) ck_abort_msg(__VA_ARGS__)
 #define K_REQUIRE(cond, ...) \
