@@ -162,9 +162,9 @@ static void view_of(k_want *w, const k_arr *a, int ndim, const int64_t *shape,
     w->offset = offset;
 }
 
-/* A new array of more than 2^54 floats, 2^56 bytes, a quarter of the
- * largest address space of any 64-bit machine (57 bits), cannot be
- * allocated: ND_ERR_NOMEM.  Between the reference's own limit and that
+/* A new array of more than 2^54 floats, 2^56 bytes, the whole user address
+ * space of the largest 64-bit machines (x86-64 with 5-level paging), cannot
+ * be allocated: ND_ERR_NOMEM.  Between the reference's own limit and that
  * size the outcome depends on the machine, so no test makes such a result. */
 #define K_NOMEM_NUMEL ((int64_t)1 << 54)
 #define K_REF_NUMEL ((int64_t)1 << 30)
@@ -172,7 +172,7 @@ static const char *no_memory(k_ctx *k, int ndim, const int64_t *shape)
 {
     int64_t n = k_numel(ndim, shape);   /* a valid shape: no overflow */
     if (n > K_NOMEM_NUMEL)
-        return say(k, "the result of %" PRId64 " elements (2^56 bytes or more) cannot be "
+        return say(k, "the result of %" PRId64 " elements (more than 2^56 bytes) cannot be "
                    "allocated on any machine", n);
     if (n > K_REF_NUMEL)
         k_fail("test error: the reference does not judge a result of %" PRId64 " elements: "
