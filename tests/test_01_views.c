@@ -533,6 +533,97 @@ static void views_reject_bad_arrays(k_ctx *k)
     }
 }
 
+/* ---------------------------------------------------------------------- */
+/* Extreme shapes, strides and offsets (issue #17)                         */
+/* ---------------------------------------------------------------------- */
+
+/* The rules of "Valid arrays" in nd.h bound sizes and the elements an
+ * array reaches, but not the strides it never steps along (size-1 axes,
+ * arrays with no elements), which may hold any int64: arithmetic on them
+ * must be checked (nd_add_ok, nd_mul_ok in internal.h) or skipped.  Run
+ * these with SAN=1 too: an overflow is undefined behaviour, which UBSan
+ * turns into a failure even where the wrapped value happens to pass. */
+#define EXTREME_HINT "strides that are never stepped along may be any int64 (nd.h, \"Valid " \
+    "arrays\", rule 4): add and multiply them with nd_add_ok / nd_mul_ok, or not at all"
+
+/* Shapes whose sizes other than 0 multiply past ND_MAX_NUMEL are refused,
+ * whatever their order; their compact strides once overflowed. */
+static void extreme_compact_strides_reshape(k_ctx *k)
+{
+    static const int64_t wide[3] = { 0, K_P2(62), 4 }, most[3] = { K_P2(40), 0, K_P2(18) },
+                         seven[8] = { 7, 7, 7, 7, 7, 7, 0, INT64_MAX };
+    k_call c = k_new(k, K_COMPACT_STRIDES);
+    k_expect_list(k, c, 3, S234, ND_OK, STRIDES_HINT);
+    k_expect_list(k, c, 3, wide, ND_ERR_ARG, STRIDES_HINT);
+    k_expect_list(k, c, 3, most, ND_OK, STRIDES_HINT);
+    k_expect_list(k, c, 8, seven, ND_ERR_ARG, STRIDES_HINT);
+    static const int64_t zero = 0;
+    c = k_on_array(k, K_RESHAPE, 1, &zero);
+    k_expect_list(k, c, 3, wide, ND_ERR_ARG, RESHAPE_HINT);
+    c = k_on_array(k, K_RESHAPE, 1, &zero);
+    k_expect_list(k, c, 8, seven, ND_ERR_ARG, RESHAPE_HINT);
+    c = k_on_array(k, K_RESHAPE, 1, &zero);
+    k_expect_list(k, c, 3, most, ND_OK, RESHAPE_HINT);
+}
+
+/* (7,7,7,7,7,7,0,INT64_MAX) was once a valid shape in that order and not
+ * after a permute; now it is refused in every order, every permutation of
+ * a valid array is valid, and so are its diagonals: (7,7,7,7,7,7,0,2^41)
+ * is valid in any order. */
+static void extreme_permute_diagonal_valid(k_ctx *k)
+{
+    static const int64_t seven[8] = { 7, 7, 7, 7, 7, 7, 0, INT64_MAX },
+                         shape[8] = { 7, 7, 7, 7, 7, 7, 0, K_P2(41) },
+                         strides[8] = { 0, 0, 0, 0, 0, 0, K_P2(41), 1 };
+    for (int r = 0; r < 8; r++) {
+        int64_t axes[8];
+        for (int i = 0; i < 8; i++)
+            axes[i] = (i + r) % 8;
+        k_expect_list(k, k_on_view(k, K_PERMUTE, 1, 8, shape, strides, 0), 8, axes, ND_OK,
+                      PERMUTE_HINT);
+    }
+    k_expect_list(k, k_on_view(k, K_BROADCAST_TO, 1, 0, seven, seven, 0), 8, seven, ND_ERR_ARG,
+                  BROADCAST_HINT);   /* a 0-d array to that shape */
+    diagonal_of(k, k_on_view(k, K_DIAGONAL, 1, 8, shape, strides, 0), 0, 0, 7, ND_OK,
+                DIAGONAL_HINT);
+    diagonal_of(k, k_on_view(k, K_DIAGONAL, 1, 8, shape, strides, 1), 0, 3, 6, ND_OK,
+                DIAGONAL_HINT);
+}
+
+/* nd_diagonal adds two strides, and strides of size-1 axes may be
+ * anything; the start of an array with no elements must not move. */
+static void extreme_diagonal_strides(k_ctx *k)
+{
+    static const int64_t s22[2] = { 2, 2 }, t22[2] = { 2, 1 }, ones[2] = { 1, 1 },
+                         mins[2] = { INT64_MIN, INT64_MIN }, s304[3] = { 3, 0, 4 },
+                         big[3] = { K_P2(62), 1, K_P2(62) }, offs[4] = { 2, -2, 0, INT64_MAX };
+    diagonal_of(k, k_on_view(k, K_DIAGONAL, 4, 2, s22, t22, 0), 0, 0, 1, ND_OK, DIAGONAL_HINT);
+    diagonal_of(k, k_on_view(k, K_DIAGONAL, 4, 2, ones, mins, 3), 0, 0, 1, ND_OK,
+                "strides[axis1] + strides[axis2] overflows here: add with nd_add_ok");
+    for (int i = 0; i < 4; i++)   /* (3,0,4): no elements, any strides */
+        diagonal_of(k, k_on_view(k, K_DIAGONAL, 4, 3, s304, big, 0), offs[i], 0, 2, ND_OK,
+                    EXTREME_HINT);
+}
+
+/* In slicing and nd_offset_of: on an array with no elements an index times
+ * its axis' stride may overflow, and must not be computed. */
+static void extreme_slice_offset_of_empty(k_ctx *k)
+{
+    static const int64_t s22[2] = { 2, 2 }, t22[2] = { 2, 1 }, one1[2] = { 1, 1 },
+                         s50[2] = { 5, 0 }, huge[2] = { INT64_MAX, 1 }, last[2] = { 4, 0 };
+    k_expect_list(k, k_on_view(k, K_OFFSET_OF, 4, 2, s22, t22, 0), 2, one1, ND_OK,
+                  OFFSET_HINT);
+    k_expect_list(k, k_on_view(k, K_OFFSET_OF, 4, 2, s50, huge, 2), 2, last, ND_ERR_INDEX,
+                  OFFSET_HINT);
+    static const nd_index at4[1] = { ND_AT(4) }, from4[1] = { ND_SLICE(4, 5, 1) };
+    const nd_index *idx[2] = { at4, from4 };
+    for (int i = 0; i < 2; i++) {
+        k_call c = k_on_view(k, K_SLICE, 4, 2, s50, huge, 2);
+        k_index(&c, 1, idx[i]);
+        k_expect(k, &c, ND_OK, EXTREME_HINT);
+    }
+}
+
 static const k_test tests[] = {
     K_TEST(compact_strides_known, K_HOST, 0, STRIDES_HINT),
     K_TEST(compact_strides_random, K_HOST, 0, STRIDES_HINT),
@@ -565,5 +656,9 @@ static const k_test tests[] = {
     K_TEST(views_chain_random, K_CPU, 0, SLICE_HINT),
     K_TEST(views_out_is_input, K_CPU, 0, OUT_HINT),
     K_TEST(views_reject_bad_arrays, K_CPU, 0, NULL),
+    K_TEST(extreme_compact_strides_reshape, K_HOST, 0, EXTREME_HINT),
+    K_TEST(extreme_permute_diagonal_valid, K_CPU, 0, EXTREME_HINT),
+    K_TEST(extreme_diagonal_strides, K_CPU, 0, EXTREME_HINT),
+    K_TEST(extreme_slice_offset_of_empty, K_CPU, 0, EXTREME_HINT),
 };
 K_SUITE(public_01, 1, "01_views", tests);

@@ -432,6 +432,44 @@ static void setitem_errors(k_ctx *k)
     }
 }
 
+/* ---------------------------------------------------------------------- */
+/* Extreme shapes, strides and offsets (issue #17)                         */
+/* ---------------------------------------------------------------------- */
+
+/* nd_simplify_dims compares strides[k-1] with shape[k] * strides[k]; the
+ * product can overflow, and a wrapped product once "matched" and merged
+ * axes that are not adjacent at all.  4 * 2^62 is 2^64, which wraps to 0. */
+static void extreme_simplify_dims(k_ctx *k)
+{
+    static const struct {
+        int64_t shape[2], sa[2], sb[2];
+        bool with_b;
+    } cases[] = {
+        { { 3, 4 }, { 4, 1 }, { 0 }, false },                    /* merges: valid first */
+        { { 0, 4 }, { 0, K_P2(62) }, { 0 }, false },
+        { { 3, 4 }, { 4, 1 }, { 0, K_P2(62) }, true },
+        { { 2, K_P2(20) }, { INT64_MIN, K_P2(43) }, { 0 }, false },   /* wraps to INT64_MIN */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        check_simplify(k, 2, cases[i].shape, cases[i].sa, cases[i].with_b ? cases[i].sb : NULL,
+                       "shape[k] * strides[k] can overflow int64, and then it equals no "
+                       "stride: multiply with nd_mul_ok");
+}
+
+/* Out of memory for the result, compact says so in its own name ("empty:
+ * cannot allocate" once): a view of 2^58 floats (2^60 bytes, stride 0)
+ * over a buffer of 4.  The kit's executor sets allocator_may_return_null=1
+ * for AddressSanitizer, so that malloc returns NULL in both builds. */
+static void extreme_compact_out_of_memory(k_ctx *k)
+{
+    static const int64_t four = 4, most = ND_MAX_NUMEL, zero = 0;
+    k_call c = k_on_array(k, K_COMPACT, 1, &four);
+    k_expect(k, &c, ND_OK, COMPACT_HINT);
+    c = k_on_view(k, K_COMPACT, 4, 1, &most, &zero, 0);
+    k_expect(k, &c, ND_ERR_NOMEM, "when the result cannot be allocated, say so in the "
+             "operation's name: nd_empty's error names \"empty\"");
+}
+
 static const k_test tests[] = {
     K_TEST(iter_order, K_HOST, 0, ITER_HINT),
     K_TEST(iter_scalar_and_empty, K_HOST, 0, ITER_HINT),
@@ -453,5 +491,7 @@ static const k_test tests[] = {
     K_TEST(setitem_disjoint_same_buffer, K_BOTH, 0, SETITEM_HINT),
     K_TEST(setitem_zero_size, K_BOTH, 0, SETITEM_HINT),
     K_TEST(setitem_errors, K_BOTH, 0, SETITEM_HINT),
+    K_TEST(extreme_simplify_dims, K_HOST, 0, SIMPLIFY_HINT),
+    K_TEST(extreme_compact_out_of_memory, K_BOTH, 0, COMPACT_HINT),
 };
 K_SUITE(public_02, 2, "02_compact", tests);

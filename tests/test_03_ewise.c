@@ -288,6 +288,49 @@ static void ewise_large(k_ctx *k)
     k_check(k, &c, INTO_HINT);
 }
 
+/* ---------------------------------------------------------------------- */
+/* Extreme shapes (issue #17)                                             */
+/* ---------------------------------------------------------------------- */
+
+/* A call of op (K_BINARY, or one of a alone) on views of one float with
+ * stride 0: a of shape (na, sa), b of (nb, sb). */
+static k_call ewise_huge(k_ctx *k, k_op op, int code, int na, const int64_t *sa, int nb,
+                         const int64_t *sb)
+{
+    static const int64_t zeros[ND_MAX_DIMS] = { 0 };
+    k_call c = k_on_view(k, op, 1, na, sa, zeros, 0);
+    c.code = code;
+    c.scalar = 2.0f;
+    if (op == K_BINARY)
+        k_arg(&c, k_at(0, nb, sb, zeros, 0));
+    return c;
+}
+
+/* The errors of making a result name the operation, not the framework's
+ * nd_empty ("empty: cannot allocate ..." once): a result shape with too
+ * many elements, and a result no machine can allocate (2^58 floats, 2^60
+ * bytes; the kit's executor sets allocator_may_return_null=1 for
+ * AddressSanitizer, so malloc returns NULL in both builds). */
+static void extreme_ewise_result_errors(k_ctx *k)
+{
+    static const int64_t two = 2, col[2] = { K_P2(40), 1 }, row[2] = { 1, K_P2(40) },
+                         c29[2] = { K_P2(29), 1 }, r29[2] = { 1, K_P2(29) }, most = ND_MAX_NUMEL;
+    static const char *const hint = "check the result's shape (nd_check_shape) and report a "
+        "failed allocation in the operation's own name, not nd_empty's";
+    k_call c = k_on_array(k, K_BINARY, 1, &two);
+    k_arg(&c, c.args[0]);
+    k_expect(k, &c, ND_OK, EWISE_HINT);
+    /* (2^40,1) + (1,2^40): a result of 2^80 elements is no valid shape */
+    c = ewise_huge(k, K_BINARY, ND_ADD, 2, col, 2, row);
+    k_expect(k, &c, ND_ERR_ARG, hint);
+    c = ewise_huge(k, K_BINARY, ND_ADD, 2, c29, 2, r29);
+    k_expect(k, &c, ND_ERR_NOMEM, hint);
+    c = ewise_huge(k, K_UNARY, ND_NEG, 1, &most, 0, NULL);
+    k_expect(k, &c, ND_ERR_NOMEM, hint);
+    c = ewise_huge(k, K_SCALAR, ND_MUL, 1, &most, 0, NULL);
+    k_expect(k, &c, ND_ERR_NOMEM, hint);
+}
+
 static const k_test tests[] = {
     K_TEST(binary_broadcast_cases, K_BOTH, 0, EWISE_HINT),
     K_TEST(binary_errors, K_BOTH, 0, EWISE_HINT),
@@ -305,5 +348,6 @@ static const k_test tests[] = {
     K_TEST(into_aliases_input, K_BOTH, 0, INTO_HINT),
     K_TEST(new_out_aliases_input, K_BOTH, 0, EWISE_HINT),
     K_TEST(ewise_large, K_BOTH, 0, EWISE_HINT),
+    K_TEST(extreme_ewise_result_errors, K_BOTH, 0, EWISE_HINT),
 };
 K_SUITE(public_03, 3, "03_ewise", tests);

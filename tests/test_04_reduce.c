@@ -360,6 +360,54 @@ static void reduce_large_exact(k_ctx *k)
         }
 }
 
+/* ---------------------------------------------------------------------- */
+/* Extreme shapes, strides and offsets (issue #17)                         */
+/* ---------------------------------------------------------------------- */
+
+/* nd_reduce(op, a, naxes, axes, keepdims) on a view of a over a buffer of
+ * `size` floats with this layout. */
+static void reduce_on(k_ctx *k, int64_t size, int ndim, const int64_t *shape,
+                      const int64_t *strides, int op, int naxes, const int64_t *axes,
+                      bool keepdims, nd_status want, const char *hint)
+{
+    k_call c = k_on_view(k, K_REDUCE, size, ndim, shape, strides, 0);
+    k_reduce_of(&c, op, naxes, axes, keepdims);
+    k_expect(k, &c, want, hint);
+}
+
+/* A sum over an axis of size 0 once simplified, and offset, a block from
+ * strides that an array with no elements may fill with anything (they
+ * overflowed in 02_compact.c and 04_reduce.c).  Its result is zeros, and
+ * no kernel looks at the strides. */
+static void extreme_reduce_empty(k_ctx *k)
+{
+    static const int64_t four = 4, one = 1, s3[3] = { 3, 0, K_P2(20) },
+                         wild[3] = { INT64_MAX / 2, 1, INT64_MAX / 4 }, ax0[1] = { 0 },
+                         ax12[2] = { 1, 2 };
+    static const char *const hint = "an array with no elements may have any strides (nd.h, "
+        "\"Valid arrays\", rule 4): the sum of nothing is 0, without reading a stride";
+    reduce_on(k, 4, 1, &four, &one, ND_SUM, 1, ax0, false, ND_OK, SUM_HINT);
+    reduce_on(k, 4, 3, s3, wild, ND_SUM, 2, ax12, false, ND_OK, hint);
+    reduce_on(k, 4, 3, s3, wild, ND_SUM, 2, ax12, true, ND_OK, hint);
+    reduce_on(k, 4, 3, s3, wild, ND_SUM, ND_ALL_AXES, NULL, false, ND_OK, hint);
+    reduce_on(k, 4, 3, s3, wild, ND_MAX, 1, ax0, false, ND_OK, hint);   /* no outputs */
+    reduce_on(k, 4, 3, s3, wild, ND_MAX, 2, ax12, false, ND_ERR_SHAPE, MAX_HINT);
+}
+
+/* Out of memory for the result, reduce says so in its own name ("empty:
+ * cannot allocate" once): no axis reduced over a (2^29,2^29) view of one
+ * float, a result of 2^58 floats, 2^60 bytes (the kit's executor sets
+ * allocator_may_return_null=1 for AddressSanitizer: NULL in both builds). */
+static void extreme_reduce_out_of_memory(k_ctx *k)
+{
+    static const int64_t four = 4, one = 1, most[2] = { K_P2(29), K_P2(29) }, zero[2] = { 0 };
+    static const char *const hint = "report a failed allocation in the operation's own name, "
+        "not nd_empty's";
+    reduce_on(k, 4, 1, &four, &one, ND_SUM, 0, NULL, false, ND_OK, SUM_HINT);
+    reduce_on(k, 4, 2, most, zero, ND_SUM, 0, NULL, false, ND_ERR_NOMEM, hint);
+    reduce_on(k, 4, 2, most, zero, ND_MAX, 0, NULL, true, ND_ERR_NOMEM, hint);
+}
+
 static const k_test tests[] = {
     K_TEST(reduce_examples, K_BOTH, 0, SUM_HINT),
     K_TEST(reduce_sum_random, K_BOTH, 0, SUM_HINT),
@@ -374,5 +422,7 @@ static const k_test tests[] = {
     K_TEST(reduce_max_special_values, K_BOTH, 0, MAX_HINT),
     K_TEST(reduce_nan_stays_in_its_block, K_BOTH, 0, MAX_HINT),
     K_TEST(reduce_large_exact, K_CPU, 0, SUM_HINT),
+    K_TEST(extreme_reduce_empty, K_BOTH, 0, SUM_HINT),
+    K_TEST(extreme_reduce_out_of_memory, K_BOTH, 0, SUM_HINT),
 };
 K_SUITE(public_04, 4, "04_reduce", tests);

@@ -247,6 +247,44 @@ static void matmul_errors(k_ctx *k)
     }
 }
 
+/* ---------------------------------------------------------------------- */
+/* Extreme shapes, strides and offsets (issue #17)                         */
+/* ---------------------------------------------------------------------- */
+
+/* Huge m and n in an empty batch once passed the element check (which
+ * stopped at the 0), and m * n overflowed.  The shapes a, b and c would
+ * take are checked, and the error names matmul.  With k == 0, a and b
+ * have no elements and any strides; the product is zeros, computed
+ * without them. */
+static void extreme_matmul_shapes(k_ctx *k)
+{
+    static const int64_t two[2] = { 2, 2 }, zeros[3] = { 0 }, sa[3] = { 0, K_P2(40), 1 },
+                         sb[2] = { 1, K_P2(40) }, ta[3] = { 1, K_P2(30), K_P2(28) },
+                         tb[3] = { K_P2(10), K_P2(28), 1 }, s320[3] = { 3, 2, 0 },
+                         wild[3] = { INT64_MAX, INT64_MIN, 1 }, s304[3] = { 3, 0, 4 };
+    static const char *const hint = "check the shapes of the result and of a and b broadcast "
+        "to the batch (nd_check_shape) before anything is made";
+    for (int naive = 0; naive < 2; naive++) {
+        k_op op = naive ? K_MATMUL_NAIVE : K_MATMUL;
+        k_call c = k_on_array(k, op, 2, two);
+        k_arg(&c, c.args[0]);
+        k_expect(k, &c, ND_OK, naive ? NAIVE_HINT : TILED_HINT);
+        /* (0,2^40,1) @ (1,2^40): the result (0,2^40,2^40) has too many elements */
+        c = k_on_view(k, op, 1, 3, sa, zeros, 0);
+        k_arg(&c, k_at(0, 2, sb, zeros, 0));
+        k_expect(k, &c, ND_ERR_ARG, hint);
+        /* (1,2^30,2^28) @ (2^10,2^28,1): c is (2^10,2^30,1), but a broadcast
+         * to the batch would be (2^10,2^30,2^28) */
+        c = k_on_view(k, op, 1, 3, ta, zeros, 0);
+        k_arg(&c, k_at(0, 3, tb, zeros, 0));
+        k_expect(k, &c, ND_ERR_ARG, hint);
+        /* k == 0: a (3,2,0) with strides (INT64_MAX,INT64_MIN,1) */
+        c = k_on_view(k, op, 1, 3, s320, wild, 1);
+        k_arg(&c, k_compact(k, &c, 3, s304, K_DISTINCT));
+        k_expect(k, &c, ND_OK, "a sum over k = 0 terms is 0, and a's strides are never read");
+    }
+}
+
 static const k_test tests[] = {
     K_TEST(matmul_naive_random, K_BOTH, 0, NAIVE_HINT),
     K_TEST(matmul_small_cases, K_BOTH, 0, TILED_HINT),
@@ -259,5 +297,6 @@ static const k_test tests[] = {
     K_TEST(matmul_out_aliases_input, K_BOTH, 0, TILED_HINT),
     K_TEST(matmul_errors, K_BOTH, 0, "the given matmul_operands checks the shapes before "
            "anything is allocated: keep your code after it"),
+    K_TEST(extreme_matmul_shapes, K_BOTH, 0, TILED_HINT),
 };
 K_SUITE(public_05, 5, "05_matmul", tests);

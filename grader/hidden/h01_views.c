@@ -451,6 +451,22 @@ static void views_large_8d(k_ctx *k)
     k_check(k, &c, LARGE_HINT);
 }
 
+/* Arrays with no elements carry any strides and sizes up to 2^44 (nd.h,
+ * "Valid arrays", rule 4): every view function on them, with random
+ * arguments, as the reference says (issue #17). */
+static void views_empty_wild_strides(k_ctx *k)
+{
+    static const k_op ops[] = { K_RESHAPE, K_PERMUTE, K_BROADCAST_TO, K_SLICE, K_DIAGONAL };
+    for (int i = 0; i < 400; i++) {
+        k_op op = ops[i % 5];
+        k_call c = k_new(k, op);
+        k_arg(&c, k_empty_view(k, &c, (int)k_int(k, op == K_DIAGONAL ? 2 : 1, 6), 4));
+        k_view_args(k, &c);
+        k_check(k, &c, "an array with no elements may carry any strides: never add or "
+                "multiply them unchecked, and keep the offset (nd_add_ok, nd_mul_ok)");
+    }
+}
+
 static const k_test tests[] = {
     K_TEST(compact_strides_all_shapes, K_HOST, 2, STRIDES_HINT),
     K_TEST(is_compact_property, K_CPU, 3, COMPACT_HINT),
@@ -471,5 +487,6 @@ static const k_test tests[] = {
     K_TEST(views_share_not_copy, K_CPU, 2, SHARE_HINT),
     K_TEST(views_bad_arguments, K_CPU, 1, BAD_HINT),
     K_TEST(views_large_8d, K_CPU, 3, LARGE_HINT),
+    K_TEST(views_empty_wild_strides, K_CPU, 1, DIAGONAL_HINT),
 };
 K_SUITE(hidden_01, 1, "01_views", tests);

@@ -379,6 +379,23 @@ static void setitem_shape_rules(k_ctx *k)
     k_check_bad_arrays(k, &c);
 }
 
+/* simplify_dims on strides of any size: shape[k] * strides[k] may
+ * overflow, and then equals no stride (issue #17). */
+static void simplify_wild_strides(k_ctx *k)
+{
+    for (int i = 0; i < 600; i++) {
+        int64_t shape[K_LIST] = { 0 }, sa[K_LIST] = { 0 }, sb[K_LIST] = { 0 };
+        int nd = k_shape(k, (int)k_int(k, 1, ND_MAX_DIMS), 0, 5, 256, shape);
+        for (int d = 0; d < nd; d++) {
+            sa[d] = k_wild(k);
+            sb[d] = k_wild(k);
+            if (d > 0 && k_one_in(k, 2))   /* a run that matches, now and then */
+                sa[d - 1] = shape[d] * (sa[d] = k_int(k, -K_P2(50), K_P2(50)));
+        }
+        simplify(k, nd, shape, sa, k_one_in(k, 2) ? sb : NULL);
+    }
+}
+
 static const k_test tests[] = {
     K_TEST(iter_order_8d, K_HOST, 3, "the last axis moves fastest; past its end it goes "
            "back to 0 and the axis before it moves one; keep your own copy of the shape"),
@@ -412,5 +429,7 @@ static const k_test tests[] = {
            "int64_t offsets, one pass"),
     K_TEST(setitem_shape_rules, K_BOTH, 2, "check that src fits dst (from the right: equal "
            "or 1; extra leading 1s dropped) before writing anything"),
+    K_TEST(simplify_wild_strides, K_HOST, 1, "multiply shape[k] * strides[k] with "
+           "nd_mul_ok: a run that overflows matches no stride"),
 };
 K_SUITE(hidden_02, 2, "02_compact", tests);

@@ -400,6 +400,42 @@ static void errors_args(k_ctx *k)
         k_check_ewise_refusals(k, op, 3, more);
 }
 
+/* Results too large: a and b views of one float (stride 0) whose broadcast
+ * has 2^e elements over 6..8 axes of up to 2^16 each, e in 55..58 (no
+ * machine allocates 2^57 bytes or more: ND_ERR_NOMEM) or, for a OP b,
+ * 59..84 (no valid shape: ND_ERR_ARG; a and b each valid), for every kind
+ * of call that makes a new array (issue #17). */
+static void ewise_results_too_large(k_ctx *k)
+{
+    static const int64_t zeros[ND_MAX_DIMS] = { 0 };
+    for (int i = 0; i < 60; i++) {
+        k_op op = i % 3 == 0 ? K_BINARY : i % 3 == 1 ? K_UNARY : K_SCALAR;
+        int nd = (int)k_int(k, 6, 8), e = (int)k_int(k, 55, op == K_BINARY ? 84 : 58);
+        int bits[ND_MAX_DIMS] = { 0 }, ea = 0, eb = 0;
+        for (int left = e; left > 0;) {
+            int d = (int)k_int(k, 0, nd - 1);
+            if (bits[d] < 16) {
+                bits[d]++;
+                left--;
+            }
+        }
+        int64_t sa[ND_MAX_DIMS], sb[ND_MAX_DIMS], out[ND_MAX_DIMS];
+        for (int d = 0; d < nd; d++) {   /* each axis from the side that has fewer bits */
+            bool from_a = op != K_BINARY || ea < eb || (ea == eb && k_one_in(k, 2));
+            out[d] = K_P2(bits[d]);
+            sa[d] = from_a ? out[d] : 1;
+            sb[d] = from_a ? 1 : out[d];
+            *(from_a ? &ea : &eb) += bits[d];
+        }
+        k_call c = k_on_view(k, op, 1, nd, sa, zeros, 0);
+        if (op == K_BINARY)
+            k_arg(&c, k_at(0, nd, sb, zeros, 0));
+        c.code = (int)k_int(k, 0, op == K_UNARY ? ND_ABS : ND_GE);
+        k_expect(k, &c, e > 58 ? ND_ERR_ARG : ND_ERR_NOMEM, "check the result's shape "
+                 "(nd_check_shape), and report a failed allocation in the operation's name");
+    }
+}
+
 static const k_test tests[] = {
     K_TEST(binary_random_deep, K_BOTH, 5, BCAST_HINT),
     K_TEST(binary_broadcast_exhaustive, K_BOTH, 4, BCAST_HINT),
@@ -420,5 +456,6 @@ static const k_test tests[] = {
     K_TEST(errors_args, K_BOTH, 2, "check the op (0..count-1), every array (NULL, released, "
            "ndim out of range), out and the devices before writing anything; messages start "
            "with the operation's name"),
+    K_TEST(ewise_results_too_large, K_BOTH, 1, BCAST_HINT),
 };
 K_SUITE(hidden_03, 3, "03_ewise", tests);

@@ -519,6 +519,32 @@ static void reduce_max_empty_error(k_ctx *k)
     }
 }
 
+/* Reductions of arrays with no elements, any strides and sizes up to 2^44
+ * (nd.h, "Valid arrays", rule 4): sums of nothing are 0, maxes over an
+ * empty axis ND_ERR_SHAPE, and no stride is read (issue #17). */
+static void reduce_empty_wild_strides(k_ctx *k)
+{
+    for (int i = 0; i < 300; i++) {
+        k_call c = k_new(k, K_REDUCE);
+        int nd = (int)k_int(k, 1, 6);
+        k_arg(&c, k_empty_view(k, &c, nd, 4));
+        int64_t axes[ND_MAX_DIMS];
+        int naxes = k_axes(k, nd, axes);
+        int64_t kept = 1;   /* the result's size: kept small (sums of nothing are zeros) */
+        for (int d = 0; d < nd && naxes != ND_ALL_AXES; d++) {
+            bool red = false;
+            for (int j = 0; j < naxes; j++)
+                red |= axes[j] == d || axes[j] == d - nd;
+            kept *= red ? 1 : c.args[0].shape[d];
+        }
+        if (kept > 4096)
+            continue;
+        k_reduce_of(&c, i % 2 ? ND_SUM : ND_MAX, naxes, axes, k_one_in(k, 2));
+        k_check(k, &c, "an array with no elements may carry any strides: its sums are 0, "
+                "computed without them");
+    }
+}
+
 static const k_test tests[] = {
     K_TEST(reduce_sum_every_axis_subset, K_CPU, 3, "mark the listed axes (a negative one "
            "counts from the end; their order does not matter); output element i folds every "
@@ -562,5 +588,6 @@ static const k_test tests[] = {
     K_TEST(reduce_max_empty_error, K_BOTH, 2, "a max over a size-0 axis has no value: "
            "ND_ERR_SHAPE before allocating anything, even when the result has no elements; "
            "the SUM of no elements is 0"),
+    K_TEST(reduce_empty_wild_strides, K_BOTH, 1, SUM_HINT),
 };
 K_SUITE(hidden_04, 4, "04_reduce", tests);

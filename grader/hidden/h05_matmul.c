@@ -357,6 +357,27 @@ static void argument_errors(k_ctx *k)
     }
 }
 
+/* a @ b with k == 0: a and b have no elements and any strides (nd.h,
+ * "Valid arrays", rule 4); the product is zeros, computed without them
+ * (issue #17). */
+static void matmul_k0_wild_strides(k_ctx *k)
+{
+    for (int i = 0; i < 120; i++) {
+        int64_t sa[ND_MAX_DIMS], sb[ND_MAX_DIMS], ta[ND_MAX_DIMS], tb[ND_MAX_DIMS];
+        int nda, ndb;
+        k_matmul_shapes(k, 9, 4096, &nda, sa, &ndb, sb);
+        sa[nda - 1] = sb[ndb - 2] = 0;
+        for (int d = 0; d < ND_MAX_DIMS; d++) {
+            ta[d] = k_wild(k);
+            tb[d] = k_wild(k);
+        }
+        k_call c = k_new(k, i % 2 ? K_MATMUL : K_MATMUL_NAIVE);
+        k_arg(&c, k_strided(k, &c, 2, nda, sa, ta, k_int(k, 0, 2), K_DISTINCT));
+        k_arg(&c, k_strided(k, &c, 2, ndb, sb, tb, k_int(k, 0, 2), K_DISTINCT));
+        k_check(k, &c, "a sum over k = 0 terms is 0, and a's and b's strides are never read");
+    }
+}
+
 static const k_test tests[] = {
     K_TEST(register_tile_edges, K_BOTH, 3, "m and n need not be multiples of MR or NR: pack "
            "the rows and columns past an edge as zeros, and write back only the mr x nr part "
@@ -395,5 +416,6 @@ static const k_test tests[] = {
     K_TEST(argument_errors, K_BOTH, 2, "NULL, released or broken arrays, a NULL out, and "
            "inputs of fewer than 2 axes are ND_ERR_ARG, before anything is allocated or "
            "written"),
+    K_TEST(matmul_k0_wild_strides, K_BOTH, 1, TILED_HINT),
 };
 K_SUITE(hidden_05, 5, "05_matmul", tests);

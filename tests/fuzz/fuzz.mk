@@ -68,10 +68,21 @@ $(FZ)/emu.o: $(EMU)/emu.cpp $(wildcard $(EMU)/include/*.h)
 	@$(if $(Q),echo "  CLANG++ $<")
 	$(Q)$(FUZZ_CXX) $(FUZZ_CXXFLAGS) -I$(EMU)/include -c $< -o $@
 
-$(FUZZ_BIN): tests/fuzz/fuzz_nd.c $(FUZZ_OBJS)
-	@$(if $(Q),echo "  CLANG   $< (libFuzzer)")
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Werror -fsanitize=fuzzer -MMD -MP -I$(FUZZ_TREE)/include \
-		-c $< -o $(FZ)/fuzz_nd.o
-	$(Q)$(FUZZ_CXX) $(FUZZ_SAN) -fsanitize=fuzzer $(FZ)/fuzz_nd.o $(FUZZ_OBJS) -lm -o $@
+# The test kit's reference, comparison and executor (tests/kit/): what the
+# fuzzer compares every result with.  Not instrumented for coverage.
+FUZZ_KIT_OBJS := $(patsubst %,$(FZ)/kit/%.o,gen ref check exec wire)
+FUZZ_KIT_FLAGS := -D_GNU_SOURCE -I$(FUZZ_TREE)/include -Itests/kit $(CHECK_CFLAGS)
 
--include $(FUZZ_OBJS:.o=.d) $(FZ)/fuzz_nd.d
+$(FZ)/kit/%.o: tests/kit/%.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CLANG   $< (kit)")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Werror -MMD -MP $(FUZZ_KIT_FLAGS) -c $< -o $@
+
+$(FUZZ_BIN): tests/fuzz/fuzz_nd.c $(FUZZ_OBJS) $(FUZZ_KIT_OBJS)
+	@$(if $(Q),echo "  CLANG   $< (libFuzzer)")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Werror -fsanitize=fuzzer -MMD -MP $(FUZZ_KIT_FLAGS) \
+		-c $< -o $(FZ)/fuzz_nd.o
+	$(Q)$(FUZZ_CXX) $(FUZZ_SAN) -fsanitize=fuzzer $(FZ)/fuzz_nd.o $(FUZZ_KIT_OBJS) $(FUZZ_OBJS) \
+		$(CHECK_LIBS) -lm -o $@
+
+-include $(FUZZ_OBJS:.o=.d) $(FUZZ_KIT_OBJS:.o=.d) $(FZ)/fuzz_nd.d

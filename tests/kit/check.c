@@ -554,6 +554,10 @@ static void compare_view(const k_call *c, const k_want *w, const k_res *r, const
     if (!empty && r->offset != w->offset)
         wrong(c, hint, "the result is %s, expected %s: the offset (the buffer position of "
              "element (0,...,0)) differs.", got, want);
+    if (empty && (r->offset < 0 || r->offset > c->bufs[w->buf].n))
+        wrong(c, "nd.h, \"Valid arrays\", rule 3: a view with no elements reaches nothing, "
+             "but its offset stays in 0..size", "the result is %s, whose offset is outside its "
+             "buffer of %" PRId64 " floats.", got, c->bufs[w->buf].n);
     for (int d = 0; !empty && d < w->ndim; d++)
         if (w->shape[d] > 1 && r->strides[d] != w->strides[d])
             wrong(c, hint, "the result is %s, expected %s: axis %d's stride differs (strides of "
@@ -766,6 +770,12 @@ static const char *compared(const k_call *c, k_want *w, const k_res *r, const ch
     compare(c, w, r, hint);
     capture = NULL;
     return NULL;
+}
+
+const char *k_judge(k_ctx *k, const k_call *c, const k_res *r)
+{
+    k_want w = k_reference(k, c);
+    return compared(c, &w, r, NULL);
 }
 
 /* Smaller calls like c: one axis of one array argument, or the same axis

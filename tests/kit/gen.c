@@ -718,3 +718,28 @@ k_call k_product(k_ctx *k, k_op op, int nda, const int64_t *sa, int ndb, const i
     k_arg(&c, k_view(k, &c, ndb, sb, how, fill));
     return c;
 }
+
+int64_t k_wild(k_ctx *k)
+{
+    static const int64_t edge[] = { INT64_MIN, INT64_MAX, K_P2(62), -K_P2(62), INT64_MAX / 3,
+                                    INT64_MIN / 2 + 1, K_P2(40), -1, 0, 1 };
+    switch (k_int(k, 0, 3)) {
+    case 0: return (int64_t)k_next(k);
+    case 1: return k_int(k, -8, 8);
+    default: return edge[k_int(k, 0, (int64_t)(sizeof edge / sizeof edge[0]) - 1)];
+    }
+}
+
+k_arr k_empty_view(k_ctx *k, k_call *c, int ndim, int64_t size)
+{
+    int64_t shape[ND_MAX_DIMS], strides[ND_MAX_DIMS];
+    k_shape(k, ndim, 0, 4, 256, shape);
+    int zero = (int)k_int(k, 0, ndim - 1), big = (int)k_int(k, 0, ndim - 1);
+    shape[zero] = 0;
+    if (big != zero && k_one_in(k, 2)) {   /* the rest multiply to at most 4^7 = 2^14 */
+        shape[big] = K_P2(k_int(k, 20, 44));
+    }
+    for (int d = 0; d < ndim; d++)
+        strides[d] = k_wild(k);
+    return k_strided(k, c, size, ndim, shape, strides, k_int(k, 0, size), K_DISTINCT);
+}

@@ -344,10 +344,22 @@ void k_matmul_shapes(k_ctx *k, int64_t max, int64_t max_macs, int *nda, int64_t 
 k_call k_product(k_ctx *k, k_op op, int nda, const int64_t *sa, int ndb, const int64_t *sb,
                  int how, k_fill fill);
 
+/* Any int64, as a stride that is never stepped along may be (nd.h, "Valid
+ * arrays", rule 4): INT64_MIN, INT64_MAX, +-2^62, large, small or random. */
+int64_t k_wild(k_ctx *k);
+
+/* A view with no elements (ndim >= 1 axes, one of them 0, another now and
+ * then up to 2^44), every stride k_wild, over a new buffer
+ * of `size` floats at an offset in 0..size. */
+k_arr k_empty_view(k_ctx *k, k_call *c, int ndim, int64_t size);
+
 /* One of the special float values (NaN, +-inf, +-0, denormals, ...). */
 float k_special(k_ctx *k);
 #define K_NSPECIAL 16
 extern const float k_specials[K_NSPECIAL];
+
+/* 2^e as an int64: sizes and strides of extreme shapes. */
+#define K_P2(e) ((int64_t)1 << (e))
 
 /* Element i of shape's row-major order, as a multi-index. */
 void k_unravel(int64_t i, int ndim, const int64_t *shape, int64_t *index);
@@ -430,6 +442,11 @@ void k_check_ewise_refusals(k_ctx *k, k_op op, int nmore, const int *more);
 /* Run c and return the raw result without judging it (for the few tests
  * that check a property across calls).  Valid until the case ends. */
 const k_res *k_run(k_ctx *k, const k_call *c);
+
+/* For tools outside the runner (the fuzzer): raw result r of call c (from
+ * k_exec) against what the reference says; the failure message (valid
+ * until the next judgement), or NULL when r is right. */
+const char *k_judge(k_ctx *k, const k_call *c, const k_res *r);
 
 /* Fail the test: "what: message" with the call described. */
 #define k_fail(...) ck_abort_msg(__VA_ARGS__)

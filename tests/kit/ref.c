@@ -61,11 +61,24 @@ void k_unravel(int64_t i, int ndim, const int64_t *shape, int64_t *index)
     }
 }
 
+/* In two's complement, wrapping: for an array with elements nothing wraps
+ * (rule 2 of "Valid arrays" in nd.h); the strides of an array without
+ * elements may be anything (rule 4), and its offset is never read. */
+static int64_t wrap_add(int64_t x, int64_t y)
+{
+    return (int64_t)((uint64_t)x + (uint64_t)y);
+}
+
+static int64_t wrap_mul(int64_t x, int64_t y)
+{
+    return (int64_t)((uint64_t)x * (uint64_t)y);
+}
+
 int64_t k_offset(const k_arr *a, const int64_t *idx)
 {
     int64_t off = a->offset;
     for (int d = 0; d < a->ndim; d++)
-        off += idx[d] * a->strides[d];
+        off = wrap_add(off, wrap_mul(idx[d], a->strides[d]));
     return off;
 }
 
@@ -92,7 +105,8 @@ static const char *bad_array(k_ctx *k, const k_call *c, int i, const char *name)
 }
 
 /* Why (ndim, shape) is not a valid shape, or NULL: ndim in 0..8, shape
- * given when ndim > 0, sizes >= 0, at most 2^58 elements. */
+ * given when ndim > 0, sizes >= 0, the sizes other than 0 multiplying to
+ * at most 2^58 (rule 1 of "Valid arrays" in nd.h: in any order). */
 static const char *bad_shape(k_ctx *k, int ndim, const int64_t *shape)
 {
     if (ndim < 0 || ndim > ND_MAX_DIMS)
@@ -103,8 +117,11 @@ static const char *bad_shape(k_ctx *k, int ndim, const int64_t *shape)
     for (int d = 0; d < ndim; d++) {
         if (shape[d] < 0)
             return say(k, "axis %d has the negative size %" PRId64, d, shape[d]);
-        if (shape[d] != 0 && n > ((int64_t)1 << 58) / shape[d])
-            return say(k, "the shape has too many elements (more than 2^58)");
+        if (shape[d] != 0 && n > ND_MAX_NUMEL / shape[d])
+            return say(k, "the shape has too many elements (its sizes other than 0 multiply "
+                       "to more than 2^58)");
+        if (shape[d] == 0)
+            continue;
         n *= shape[d];
     }
     return NULL;
@@ -143,6 +160,24 @@ static void view_of(k_want *w, const k_arr *a, int ndim, const int64_t *shape,
     memcpy(w->shape, shape, (size_t)ndim * sizeof *shape);
     memcpy(w->strides, strides, (size_t)ndim * sizeof *strides);
     w->offset = offset;
+}
+
+/* A new array of more than 2^54 floats, 2^56 bytes, the whole user address
+ * space of the largest 64-bit machines (x86-64 with 5-level paging), cannot
+ * be allocated: ND_ERR_NOMEM.  Between the reference's own limit and that
+ * size the outcome depends on the machine, so no test makes such a result. */
+#define K_NOMEM_NUMEL ((int64_t)1 << 54)
+#define K_REF_NUMEL ((int64_t)1 << 30)
+static const char *no_memory(k_ctx *k, int ndim, const int64_t *shape)
+{
+    int64_t n = k_numel(ndim, shape);   /* a valid shape: no overflow */
+    if (n > K_NOMEM_NUMEL)
+        return say(k, "the result of %" PRId64 " elements (more than 2^56 bytes) cannot be "
+                   "allocated on any machine", n);
+    if (n > K_REF_NUMEL)
+        k_fail("test error: the reference does not judge a result of %" PRId64 " elements: "
+               "whether it can be allocated depends on the machine", n);
+    return NULL;
 }
 
 /* A new array of this shape; its values to be filled in. */
@@ -343,7 +378,7 @@ static k_want views(k_ctx *k, const k_call *c)
                 if (i < 0 || i >= size)
                     ERR(ND_ERR_INDEX, "index %" PRId64 " is out of range for axis %d of size %"
                         PRId64, ix.i, d, size);
-                off += i * a->strides[d];
+                off = wrap_add(off, wrap_mul(i, a->strides[d]));
                 continue;
             }
             if (ix.kind != ND_INDEX_SLICE)
@@ -368,7 +403,7 @@ static k_want views(k_ctx *k, const k_call *c)
             __int128 count = step > 0 ? (start < stop ? (stop - start - 1) / step + 1 : 0)
                                       : (stop < start ? (start - stop - 1) / -step + 1 : 0);
             if (count > 0)
-                off += (int64_t)start * a->strides[d];
+                off = wrap_add(off, wrap_mul((int64_t)start, a->strides[d]));
             shape[m] = (int64_t)count;
             strides[m++] = count > 1 ? (int64_t)(step * a->strides[d]) : a->strides[d];
         }
@@ -390,10 +425,10 @@ static k_want views(k_ctx *k, const k_call *c)
         int64_t start = a->offset;
         if (off >= 0 && off < n2) {
             len = n1 < n2 - off ? n1 : n2 - off;
-            start += off * a->strides[y];
+            start = wrap_add(start, wrap_mul(off, a->strides[y]));
         } else if (off < 0 && off > -n1) {
             len = n1 + off < n2 ? n1 + off : n2;
-            start += -off * a->strides[x];
+            start = wrap_add(start, wrap_mul(-off, a->strides[x]));
         }
         int m = 0;
         for (int d = 0; d < a->ndim; d++)
@@ -402,7 +437,7 @@ static k_want views(k_ctx *k, const k_call *c)
                 strides[m++] = a->strides[d];
             }
         shape[m] = len;
-        strides[m++] = a->strides[x] + a->strides[y];
+        strides[m++] = wrap_add(a->strides[x], a->strides[y]);
         view_of(&w, a, m, shape, strides, start);
         return w;
     }
@@ -456,8 +491,11 @@ static k_want lesson2(k_ctx *k, const k_call *c)
         for (int d = 0; d < c->n; d++) {
             if (l[0][d] == 1)
                 continue;
-            if (m > 0 && l[1][m - 1] == l[0][d] * l[1][d] &&
-                (!two || l[2][m - 1] == l[0][d] * l[2][d])) {
+            int64_t run_a, run_b;   /* a run that overflows equals no stride */
+            if (m > 0 && !__builtin_mul_overflow(l[0][d], l[1][d], &run_a) &&
+                l[1][m - 1] == run_a &&
+                (!two || (!__builtin_mul_overflow(l[0][d], l[2][d], &run_b) &&
+                          l[2][m - 1] == run_b))) {
                 l[0][m - 1] *= l[0][d];
                 l[1][m - 1] = l[1][d];
                 l[2][m - 1] = l[2][d];
@@ -477,6 +515,8 @@ static k_want lesson2(k_ctx *k, const k_call *c)
             ERR(ND_ERR_ARG, "%s", why);
         if (c->out == K_OUT_NULL)
             ERR(ND_ERR_ARG, "argument 'out' is NULL");
+        if ((why = no_memory(k, a->ndim, a->shape)) != NULL)
+            ERR(ND_ERR_NOMEM, "%s", why);
         float *v = new_array(k, &w, a->ndim, a->shape, K_EXACT);
         int64_t idx[ND_MAX_DIMS];
         for (int64_t i = 0; i < k_numel(a->ndim, a->shape); i++) {
@@ -606,6 +646,8 @@ static k_want ewise(k_ctx *k, const k_call *c)
     if (b != NULL && !k_broadcast_shape(a->ndim, a->shape, b->ndim, b->shape, &ndim, shape))
         ERR(ND_ERR_SHAPE, "the shapes of a and b do not broadcast (aligned at the right, "
             "each pair of sizes must be equal or contain a 1)");
+    if (!into && (why = bad_shape(k, ndim, shape)) != NULL)   /* dst's shape is valid */
+        ERR(ND_ERR_ARG, "the result's shape is not valid: %s", why);
     if (into) {
         if ((why = bad_array(k, c, dsti, "dst")) != NULL)
             ERR(ND_ERR_ARG, "%s", why);
@@ -618,6 +660,8 @@ static k_want ewise(k_ctx *k, const k_call *c)
         if (!same)
             ERR(ND_ERR_SHAPE, "dst's shape is not the result's shape");
     }
+    if (!into && (why = no_memory(k, ndim, shape)) != NULL)
+        ERR(ND_ERR_NOMEM, "%s", why);
     k_tol tol = unary ? (c->code == ND_NEG || c->code == ND_ABS ? K_EXACT : K_ULPS)
                       : binop_tol(c->code);
     float *v = new_array(k, &w, ndim, shape, tol);
@@ -777,6 +821,8 @@ static k_want reduce(k_ctx *k, const k_call *c)
         if (!red[d] || c->keepdims)
             oshape[nout++] = red[d] ? 1 : a->shape[d];
     }
+    if ((why = no_memory(k, nout, oshape)) != NULL)
+        ERR(ND_ERR_NOMEM, "%s", why);
     float *v = new_array(k, &w, nout, oshape, c->code == ND_SUM ? K_BOUND : K_EXACT_ZERO);
     int64_t nouts = k_numel(nk, kshape), nblock = k_numel(nr, rshape);
     w.bound = k_mem(k, (size_t)(nouts > 0 ? nouts : 1) * sizeof(double));
@@ -865,6 +911,19 @@ static k_want matmul(k_ctx *k, const k_call *c)
     shape[nb] = m;
     shape[nb + 1] = n;
     nd = nb + 2;
+    /* a and b broadcast to the batch, and the result, must be valid shapes */
+    int64_t sx[ND_MAX_DIMS], sy[ND_MAX_DIMS];
+    memcpy(sx, shape, sizeof sx);
+    memcpy(sy, shape, sizeof sy);
+    sx[nb + 1] = sy[nb] = kk;
+    const int64_t *made[3] = { shape, sx, sy };
+    static const char *const what[3] = { "the result", "a broadcast to the batch axes",
+                                         "b broadcast to the batch axes" };
+    for (int i = 0; i < 3; i++)
+        if ((why = bad_shape(k, nd, made[i])) != NULL)
+            ERR(ND_ERR_ARG, "%s would not be a valid shape: %s", what[i], why);
+    if ((why = no_memory(k, nd, shape)) != NULL)
+        ERR(ND_ERR_NOMEM, "%s", why);
     float *v = new_array(k, &w, nd, shape, K_BOUND);
     int64_t total = k_numel(nd, shape), mats = k_numel(nb, batch);
     w.bound = k_mem(k, (size_t)(total > 0 ? total : 1) * sizeof(double));

@@ -459,7 +459,7 @@ static const char *executor_end(k_ctx *k, double *cpu, k_result *res, bool mid_c
             snprintf(why, sizeof why, "%s", san);
         else if (*res == K_TIMEOUT && lesson_frame(k->exec_output,
                      "The CPU time limit was reached here", san, sizeof san))
-            snprintf(why, sizeof why, "%s, %s?", said, san);
+            snprintf(why, sizeof why, "%.600s, %.880s?", said, san);
         else
             snprintf(why, sizeof why, "%s", said);
         return why;
