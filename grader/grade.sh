@@ -120,7 +120,7 @@ nvcc_normal=("${nvcc_grade_flags[@]}" "${nvcc_opt[@]}")
 nvcc_asan=("${nvcc_grade_flags[@]}" "${nvcc_san[@]}")
 
 # The solution's CPU seconds per test, measured once on this machine for
-# each build: the limits are 10x them, at least 1 s (3 s under the
+# each build: the limits are 20x them, at least 2 s (5 s under the
 # sanitizers).  CPU time, which a busy machine does not stretch: a correct
 # submission is never stopped because other work shares the machine.
 times="$root/build/grader/solution-cpu-$cuda_mode"
@@ -613,11 +613,11 @@ ensure_times
 (SAN_LINK=("${SAN_FLAGS[@]}"); build asan "${SAN_FLAGS[@]}") &
 asan_build=$!
 "${verdict[@]}" -o "$out/normal.tsv" -d "$out/outputs/normal" -x "$scratch/normal" \
-    -T "$times-normal.tsv" -m 10 -s 1 -c "$out/cuda-device.txt" >/dev/null ||
+    -T "$times-normal.tsv" -m 20 -s 2 -c "$out/cuda-device.txt" >/dev/null ||
     die "the verdict runner failed"
 if [ -z "${GRADE_LESSONS:-}" ]; then
     "${verdict[@]}" -i -o "$out/integration.tsv" -d "$out/outputs/integration" \
-        -x "$scratch/normal" -T "$times-normal.tsv" -m 10 -s 1 >/dev/null ||
+        -x "$scratch/normal" -T "$times-normal.tsv" -m 20 -s 2 >/dev/null ||
         die "the verdict runner failed (integration)"
 fi
 if ! wait "$asan_build"; then
@@ -625,7 +625,7 @@ if ! wait "$asan_build"; then
     die "the grader's own sanitizer build failed (see above)"
 fi
 env "${SAN_ENV[@]}" "${verdict[@]}" -a -o "$out/asan.tsv" -d "$out/outputs/asan" \
-    -x "$scratch/asan" -T "$times-asan.tsv" -m 10 -s 3 -k "$out/normal.tsv" >/dev/null ||
+    -x "$scratch/asan" -T "$times-asan.tsv" -m 20 -s 5 -k "$out/normal.tsv" >/dev/null ||
     die "the sanitizer verdict runner failed"
 
 dev=$(head -n 1 "$out/cuda-device.txt" 2>/dev/null)
