@@ -15,11 +15,18 @@
  *   K_OFFSET_OF        the offset (K_POISON64 if not written)
  *   K_ITER             see iter() below
  *   K_SIMPLIFY_DIMS    ndim, shape[K_LIST], strides_a[K_LIST], strides_b[K_LIST]
- *   K_INDEX_TO_OFFSET  the offset
- *   K_SIMPLIFY_PERM    out_ndim, out_shape[K_LIST], out_perm[K_LIST]
+ *   K_INDEX_TO_OFFSET  the offsets of positions at[0] + j * at[3] (at[3] 0:
+ *                      1), j < at[2] (at[2] 0: one position)
+ *   K_SIMPLIFY_PERM    out_ndim, out_shape[K_LIST], out_perm[K_LIST] (at[0]: in
+ *                      place; at[1]: 1 out_shape NULL, 2 out_perm NULL)
  *   K_PERMUTE_BYTES    the version that ran (K_POISON64 if not written)
+ *
+ * A call with `profile` set is followed in r->vals by what the CUDA
+ * emulator's counters saw of its kernel launches (profile() below).
  */
 #include "kit_impl.h"
+
+#include "../../grader/emu/include/ndemu_profile.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,6 +208,12 @@ static void simplify_dims(job *j)
             v[1 + l * K_LIST + d] = d < j->len[l] ? j->l64[l][d] : c->list[l][d];
 }
 
+/* An int output the call left alone reads back as K_POISON64. */
+static int64_t widen(int x)
+{
+    return x == (int)K_POISON64 ? K_POISON64 : x;
+}
+
 static void simplify_perm(job *j)
 {
     const k_call *c = j->c;
@@ -218,12 +231,13 @@ static void simplify_perm(job *j)
     int *op = in_place ? perm : operm;
     j->r->status = nd_simplify_permutation(c->n, c->list_null[0] ? NULL : shape,
                                            c->list_null[1] ? NULL : perm,
-                                           c->list_null[2] ? NULL : &ondim, os, op);
+                                           c->list_null[2] ? NULL : &ondim,
+                                           c->at[1] & 1 ? NULL : os, c->at[1] & 2 ? NULL : op);
     int64_t *v = vals(j->r, 1 + 2 * K_LIST);
-    v[0] = ondim;
+    v[0] = widen(ondim);
     for (int k = 0; k < K_LIST; k++) {
         v[1 + k] = os[k];
-        v[1 + K_LIST + k] = op[k];
+        v[1 + K_LIST + k] = in_place ? op[k] : widen(op[k]);
     }
 }
 
@@ -245,7 +259,7 @@ static void permute_bytes(job *j)
     else
         j->r->status = nd_permute_bytes_version(c->dev, s, d, (size_t)c->at[0], c->n, shape, p,
                                                 c->code, &ran);
-    vals(j->r, 1)[0] = ran;
+    vals(j->r, 1)[0] = widen(ran);
 }
 
 /* The call itself. */
@@ -302,10 +316,14 @@ static void call(job *j)
         break;
     case K_MATMUL: r->status = nd_matmul(a, b, out); break;
     case K_MATMUL_NAIVE: r->status = nd_matmul_naive(a, b, out); break;
-    case K_INDEX_TO_OFFSET:
+    case K_INDEX_TO_OFFSET: {
+        int64_t n = c->at[2] > 0 ? c->at[2] : 1, step = c->at[3] > 0 ? c->at[3] : 1;
+        int64_t *v = vals(r, (int)n);
         r->status = ND_OK;
-        vals(r, 1)[0] = nd_index_to_offset(c->at[0], c->n, j->l64[0], j->l64[1], c->at[1]);
+        for (int64_t i = 0; i < r->nvals; i++)
+            v[i] = nd_index_to_offset(c->at[0] + i * step, c->n, j->l64[0], j->l64[1], c->at[1]);
         break;
+    }
     case K_SIMPLIFY_PERM: simplify_perm(j); break;
     case K_PERMUTE_BYTES: permute_bytes(j); break;
     case K_DEVICE: {
@@ -373,6 +391,45 @@ static void read_out(job *j)
         r->out_data.n = n;
 }
 
+/* The emulator's counters (weak: a GPU build has none). */
+#pragma weak ndemu_profile_enabled
+#pragma weak ndemu_profile_reset
+#pragma weak ndemu_launch_count
+#pragma weak ndemu_launch_get
+
+/* Append to r->vals: K_PROF_NONE (no emulator), K_PROF_OFF (the emulator,
+ * not instrumented), or the number of launches recorded, then for each of
+ * the first K_PROF_MAX launches, for each access kind, K_PROF_FIELDS
+ * counts (kit_impl.h). */
+static void profile(k_res *r)
+{
+    int64_t head = ndemu_launch_count == NULL ? K_PROF_NONE
+                   : !ndemu_profile_enabled() ? K_PROF_OFF : ndemu_launch_count();
+    int launches = head < 0 ? 0 : head > K_PROF_MAX ? K_PROF_MAX : (int)head;
+    int64_t *v = realloc(r->vals, (size_t)(r->nvals + 1 + launches * K_PROF_LAUNCH) *
+                                      sizeof *v);
+    if (v == NULL)
+        return;
+    r->vals = v;
+    v += r->nvals;
+    r->nvals += 1 + launches * K_PROF_LAUNCH;
+    *v++ = head;
+    for (int i = 0; i < launches; i++) {
+        ndemu_launch_stats s;
+        memset(&s, 0, sizeof s);
+        ndemu_launch_get(i, &s);
+        for (int kind = 0; kind < NDEMU_ACCESS_KINDS; kind++, v += K_PROF_FIELDS) {
+            const ndemu_access_stats *a = &s.access[kind];
+            int64_t f[K_PROF_FIELDS] = { (int64_t)a->requests, (int64_t)a->lanes,
+                                         (int64_t)a->bytes, (int64_t)a->sectors,
+                                         (int64_t)a->wavefronts, (int64_t)a->ideal };
+            for (int w = 0; w < 5; w++)
+                f[6 + w] = (int64_t)a->by_width[w];
+            memcpy(v, f, sizeof f);
+        }
+    }
+}
+
 void k_exec(const k_call *c, k_res *r)
 {
     memset(r, 0, sizeof *r);
@@ -384,7 +441,11 @@ void k_exec(const k_call *c, k_res *r)
     if (takes_out(c->op))
         j.out = c->out == K_OUT_NEW ? &j.out_new : c->out >= 0 ? &j.arr[c->out] : NULL;
     nd_clear_error();
+    if (c->profile && ndemu_profile_reset != NULL)
+        ndemu_profile_reset();
     call(&j);
+    if (c->profile)
+        profile(r);
     if (r->status != ND_OK && !r->setup_failed && c->op != K_DEVICE)
         snprintf(r->msg, sizeof r->msg, "%s", nd_last_error());
     if (j.out != NULL)

@@ -119,6 +119,8 @@ typedef struct k_call {
     bool list_null[3];      /* pass NULL instead of list[i]                 */
     nd_index idx[K_LIST];   /* nd_slice's index                             */
     int64_t at[4];          /* scalars: see each op in exec.c               */
+    bool profile;           /* record the call's kernel launches (the CUDA
+                               emulator's instrumented build): k_check_perf */
 } k_call;
 
 /* What the executor saw: raw facts, never a verdict. */
@@ -188,7 +190,9 @@ typedef enum k_fill {
     K_INTEGERS,      /* small integers in [-8, 8]: sums and products exact */
     K_SPECIAL,       /* random values mixed with NaN, +-inf, +-0, denormals,
                         FLT_MAX, FLT_MIN                                  */
-    K_POISON         /* all NaN: an element never written shows            */
+    K_POISON,        /* all NaN: an element never written shows            */
+    K_BYTES          /* random bytes (lesson 7's byte data): elements of 1 to
+                        16 bytes all differ, whatever their size           */
 } k_fill;
 
 /* A new buffer of n floats in call c; returns its index. */
@@ -226,6 +230,11 @@ k_arr k_strided(k_ctx *k, k_call *c, int64_t size, int ndim, const int64_t *shap
  * most max_numel elements; writes shape, returns ndim. */
 int k_shape(k_ctx *k, int ndim, int64_t lo, int64_t hi, int64_t max_numel, int64_t *shape);
 
+/* A random shape of ndim >= 1 axes with exactly n elements (n's factors
+ * spread over random axes, the others 1): sizes around a warp or a block
+ * in any layout.  Writes shape. */
+void k_shape_of(k_ctx *k, int ndim, int64_t n, int64_t *shape);
+
 /* The shape of `a` with each axis made 1 or dropped at the left by chance:
  * a shape that broadcasts to a's.  Returns its ndim. */
 int k_broadcastable(k_ctx *k, int ndim, const int64_t *shape, int64_t *out);
@@ -237,6 +246,14 @@ void k_list(k_call *c, int i, int n, const int64_t *v);
  * may be padded, permuted, reversed or broadcast (stride 0), so that some
  * neighbours merge and some do not; sometimes arbitrary numbers. */
 void k_strides(k_ctx *k, int ndim, const int64_t *shape, int64_t *strides);
+
+/* Lesson 7: a call of nd_permute_bytes_version(version) (version -1:
+ * nd_permute_bytes) moving a compact array of `shape`, elements of e bytes
+ * (random bytes), into a buffer of NaN; src and dst lie src_shift and
+ * dst_shift bytes past 16-byte aligned addresses, and 64 guard bytes
+ * follow dst. */
+k_call k_permute_call(k_ctx *k, int64_t e, int ndim, const int64_t *shape, const int64_t *perm,
+                      int version, int64_t src_shift, int64_t dst_shift);
 
 /* A random permutation of 0..n-1. */
 void k_perm(k_ctx *k, int n, int64_t *perm);
@@ -312,6 +329,26 @@ void k_check_bad_arrays(k_ctx *k, const k_call *valid);
  * that check a property across calls).  Valid until the case ends. */
 const k_res *k_run(k_ctx *k, const k_call *c);
 
+/* Performance, from the CUDA emulator's counters (grader/emu/README.md,
+ * "Profiling"): hidden tests of lessons 6 and 7 (where K_PROFILED) run on
+ * an executor whose lesson code is built with the emulator's
+ * instrumentation.  A rule is a property of one kind of access, summed over
+ * every kernel launch of the call. */
+enum { K_GLOBAL_LOAD, K_GLOBAL_STORE, K_SHARED_LOAD, K_SHARED_STORE };
+typedef struct k_perf {
+    int kind;            /* K_GLOBAL_LOAD .. K_SHARED_STORE                    */
+    int width;           /* 0: sectors (global) or wavefronts (shared) per
+                            request as few as the bytes allow (== ideal);
+                            1..16: every request moves `width` bytes a lane  */
+    const char *what;    /* the message: a printf format given two doubles,
+                            the figure measured (sectors or wavefronts per
+                            request, or bytes a lane) and the one wanted     */
+} k_perf;
+
+/* Check call c as k_check does, then each of the n rules on the counters of
+ * the kernels it launched. */
+void k_check_perf(k_ctx *k, k_call *c, const k_perf *rules, int n, const char *hint);
+
 /* Fail the test: "what: message" with the call described. */
 #define k_fail(...) ck_abort_msg(__VA_ARGS__)
 #define K_REQUIRE(cond, ...) \
@@ -336,8 +373,11 @@ enum {
     K_BOTH = K_CPU | K_CUDA,
     K_PLAIN = 4,     /* the grader's plain build only (too slow under the
                         sanitizers; the plain result stands for both)     */
-    K_INPROC = 8     /* calls the library itself (framework tests): runs
+    K_INPROC = 8,    /* calls the library itself (framework tests): runs
                         only where the executor is in-process            */
+    K_PROFILED = 16  /* needs the executor built with the CUDA emulator's
+                        instrumentation (k_check_perf): the grader's plain
+                        build on the emulator only; elsewhere not graded */
 };
 
 typedef struct k_test {

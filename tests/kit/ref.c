@@ -696,7 +696,14 @@ static k_want reduce(k_ctx *k, const k_call *c)
             oshape[nout++] = red[d] ? 1 : a->shape[d];
     }
     float *v = new_array(k, &w, nout, oshape, c->code == ND_SUM ? K_BOUND : K_EXACT_ZERO);
-    int64_t nouts = k_numel(nk, kshape), nblock = k_numel(nr, rshape);
+    int64_t nouts = k_numel(nk, kshape), nblock = k_numel(nr, rshape), rep = 1;
+    /* a reduced axis of stride 0 repeats one element: count it, do not walk
+     * it (a broadcast of 2^31 elements costs one step) */
+    for (int i = 0; i < nr; i++)
+        if (a->strides[rax[i]] == 0 && rshape[i] > 1) {
+            rep *= rshape[i];
+            rshape[i] = 1;
+        }
     w.bound = k_mem(k, (size_t)(nouts > 0 ? nouts : 1) * sizeof(double));
     const float *data = c->bufs[a->buf].v;
     for (int64_t o = 0; o < nouts; o++) {
@@ -707,7 +714,7 @@ static k_want reduce(k_ctx *k, const k_call *c)
         double sum = 0, mag = 0;
         float mx = -INFINITY;
         bool nan = false, pinf = false, ninf = false;
-        for (int64_t r = 0; r < nblock; r++) {
+        for (int64_t r = 0; r < nblock / rep; r++) {
             k_unravel(r, nr, rshape, ri);
             for (int i = 0; i < nr; i++)
                 idx[rax[i]] = ri[i];
@@ -716,8 +723,8 @@ static k_want reduce(k_ctx *k, const k_call *c)
             pinf |= x == INFINITY;
             ninf |= x == -INFINITY;
             if (isfinite(x)) {
-                sum += x;
-                mag += fabs(x);
+                sum += (double)x * (double)rep;
+                mag += fabs(x) * (double)rep;
             }
             if (r == 0 || x > mx)
                 mx = x;
@@ -837,13 +844,15 @@ static k_want lesson7(k_ctx *k, const k_call *c)
     k_want w = { 0 };
     const char *why;
     nd_status s;
-    if (c->op == K_INDEX_TO_OFFSET) {
-        int64_t idx[ND_MAX_DIMS];
-        k_unravel(c->at[0], c->n, c->list[0], idx);
-        int64_t off = c->at[1];
-        for (int d = 0; d < c->n; d++)
-            off += idx[d] * c->list[1][d];
-        ivals(k, &w, 1)[0] = off;
+    if (c->op == K_INDEX_TO_OFFSET) {   /* positions at[0] + j * at[3], j < at[2] */
+        int64_t n = c->at[2] > 0 ? c->at[2] : 1, step = c->at[3] > 0 ? c->at[3] : 1;
+        int64_t idx[ND_MAX_DIMS], *v = ivals(k, &w, (int)n);
+        for (int64_t j = 0; j < n; j++) {
+            k_unravel(c->at[0] + j * step, c->n, c->list[0], idx);
+            v[j] = c->at[1];
+            for (int d = 0; d < c->n; d++)
+                v[j] += idx[d] * c->list[1][d];
+        }
         return w;
     }
     if (c->op == K_SIMPLIFY_PERM) {
@@ -856,8 +865,9 @@ static k_want lesson7(k_ctx *k, const k_call *c)
             ERR(ND_ERR_ARG, "%s", why);
         if ((why = bad_perm(k, c->n, list_of(c, 1), &s)) != NULL)
             ERR(s, "%s", why);
-        if (c->list_null[2])
-            ERR(ND_ERR_ARG, "argument 'out_ndim' is NULL");
+        if (c->list_null[2] || c->at[1])
+            ERR(ND_ERR_ARG, "argument '%s' is NULL", c->list_null[2] ? "out_ndim"
+                : c->at[1] & 1 ? "out_shape" : "out_perm");
         int q;
         simplify_perm(c->n, c->list[0], c->list[1], &q, v + 1, v + 1 + K_LIST);
         v[0] = q;
