@@ -1,8 +1,7 @@
 /*
  * h07_permute.c -- hidden tests of lesson 7: nd_simplify_permutation and
- * nd_permute_bytes (every element size, every version, both devices), and
- * the performance properties of the kernels, from the CUDA emulator's
- * counters.  Declarations over the kit (tests/kit/kit.h): its reference
+ * nd_permute_bytes (every element size, every version, both devices).
+ * Declarations over the kit (tests/kit/kit.h): its reference
  * gives the simplified permutation, the version the plan must choose or
  * refuse, and every byte of dst and the 64 guard bytes after it.
  *
@@ -16,9 +15,6 @@
  *                   and axes that merge into them; grids past the block cap;
  *                   every error, with dst untouched
  *   nd_compact      of permuted compact blocks on the CUDA device
- *   performance     the tiled transpose reads and writes whole sectors with
- *                   no bank conflict; the generic kernel moves 16 bytes a
- *                   thread where it can; the 2-byte path moves 4-byte words
  */
 #include "kit.h"
 
@@ -194,66 +190,6 @@ static void compact_permuted(k_ctx *k)
     }
 }
 
-/* ---------------------------------------------------------------------- */
-/* Performance, on the emulator's instrumented build                      */
-/* ---------------------------------------------------------------------- */
-
-static void transpose_coalesced(k_ctx *k)
-{
-    static const k_perf rules[] = {
-        { K_GLOBAL_LOAD, 0, "your tiled transpose's reads use %g sectors per request where %g "
-          "would do: a warp must read 32 neighbours of one row of src" },
-        { K_GLOBAL_STORE, 0, "your tiled transpose's writes use %g sectors per request where %g "
-          "would do: a warp must write 32 neighbours of one row of dst, out of one column of "
-          "the tile" },
-    };
-    k_call c = k_permute_call(k, 4, 2, (int64_t[]){ 1024, 1024 }, (int64_t[]){ 1, 0 }, 3, 0, 0);
-    k_check_perf(k, &c, rules, 2, NULL);
-}
-
-static void transpose_no_bank_conflicts(k_ctx *k)
-{
-    static const k_perf rules[] = {
-        { K_SHARED_LOAD, 0, "your tile's column reads are %1$g-way bank conflicts (%1$g "
-          "wavefronts per request where %2$g would do): pad the row, tile[TILE][TILE + 1]" },
-        { K_SHARED_STORE, 0, "your tile's row writes are %1$g-way bank conflicts (%1$g "
-          "wavefronts per request where %2$g would do): a warp writes 32 neighbours of one "
-          "row of the tile" },
-    };
-    k_call c = k_permute_call(k, 4, 2, (int64_t[]){ 1024, 1024 }, (int64_t[]){ 1, 0 }, 3, 0, 0);
-    k_check_perf(k, &c, rules, 2, NULL);
-}
-
-static void permute_16_byte_units(k_ctx *k)
-{
-    static const k_perf rules[] = {
-        { K_GLOBAL_LOAD, 16, "your generic kernel moves %g bytes per thread where %g are "
-          "possible: the last axis is kept, its 32 bytes per row and both addresses allow "
-          "16-byte units (uint4)" },
-        { K_GLOBAL_STORE, 16, "your generic kernel stores %g bytes per thread where %g are "
-          "possible: move 16-byte units (uint4) both ways" },
-        { K_GLOBAL_LOAD, 0, "your generic kernel's reads use %g sectors per request where %g "
-          "would do: neighbouring threads must move neighbouring units" },
-        { K_GLOBAL_STORE, 0, "your generic kernel's writes use %g sectors per request where %g "
-          "would do: thread i must write unit i of dst" },
-    };
-    k_call c = k_permute_call(k, 4, 4, (int64_t[]){ 16, 64, 128, 8 }, (int64_t[]){ 0, 2, 1, 3 },
-                              2, 0, 0);
-    k_check_perf(k, &c, rules, 4, NULL);
-}
-
-static void transpose2_words(k_ctx *k)
-{
-    static const k_perf rules[] = {
-        { K_GLOBAL_LOAD, 4, "your 2-byte transpose reads %g bytes per access where %g are "
-          "possible: read two neighbours of a row as one 4-byte word" },
-        { K_GLOBAL_STORE, 4, "your 2-byte transpose writes %g bytes per access where %g are "
-          "possible: pack two neighbours of a dst row (two rows of the tile) into one word" },
-    };
-    k_call c = k_permute_call(k, 2, 2, (int64_t[]){ 512, 512 }, (int64_t[]){ 1, 0 }, 4, 0, 0);
-    k_check_perf(k, &c, rules, 2, NULL);
-}
-
 #define SIMPLIFY_HINT "drop the size-1 axes (renumbering perm), then merge source axes a-1 " \
     "and a wherever the result has a right after a-1; read every input before writing an output"
 #define GENERIC_HINT "naive_one / permute_one: result element i's multi-index in the permuted " \
@@ -262,7 +198,6 @@ static void transpose2_words(k_ctx *k)
 #define TRANSPOSE_HINT "transpose_kernel: tile[ty + j][tx] = in[r * cols + c], " \
     "__syncthreads(), out[c * rows + r] = tile[tx][ty + j], __syncthreads() before the next " \
     "tile; guard every access with r < rows && c < cols"
-#define PERF (K_CUDA | K_PLAIN | K_PROFILED)
 
 static const k_test tests[] = {
     K_TEST(simplify_properties, K_HOST, 8, SIMPLIFY_HINT),
@@ -278,11 +213,5 @@ static const k_test tests[] = {
     K_TEST(permute_errors_untouched, K_BOTH, 4, "check everything before moving a byte"),
     K_TEST(compact_permuted, K_CUDA, 4, "nd_compact of a permuted compact array on the "
            "device runs lesson 7 (4-byte elements, from the view's offset)"),
-    K_TEST(transpose_coalesced, PERF, 1, TRANSPOSE_HINT),
-    K_TEST(transpose_no_bank_conflicts, PERF, 1, "pad the tile: tile[TILE][TILE + 1]"),
-    K_TEST(permute_16_byte_units, PERF, 0.5, "the plan's unit: the widest of 16, 8, 4, 2, 1 "
-           "bytes that divides the bytes moving together and both addresses"),
-    K_TEST(transpose2_words, PERF, 0.5, "version 4 moves 4-byte words, each two 2-byte "
-           "elements"),
 };
 K_SUITE(hidden_07, 7, "07_permute", tests);

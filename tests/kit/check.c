@@ -863,69 +863,6 @@ static void check_with(k_ctx *k, const k_call *c, k_want *w, const char *hint)
                  first, hint && hint[0] ? " Hint: " : "", hint ? hint : "");
 }
 
-/* Performance: the counters the instrumented executor appended to a
- * profiled call's raw result (exec.c), against each rule. */
-void k_check_perf(k_ctx *k, k_call *c, const k_perf *rules, int n, const char *hint)
-{
-    static const char *const kinds[] = { "global loads", "global stores", "shared loads",
-                                         "shared stores" };
-    hint = hint ? hint : k->test->hint;
-    c->profile = true;
-    k_want w = k_reference(k, c);
-    const k_res *r = k_run(k, c);
-    const char *m = compared(c, &w, r, hint);
-    if (m != NULL)
-        ck_abort_msg("%s", m);   /* a wrong answer first: its speed means nothing */
-    const int64_t *p = r->vals + w.nvals;
-    int64_t head = r->nvals > w.nvals ? p[0] : K_PROF_NONE;
-    K_REQUIRE(head >= 0, "test setup: %s; the performance checks need the CUDA emulator's "
-              "instrumented build (the grader runs them there and nowhere else)",
-              head == K_PROF_OFF ? "this executor's emulator is not instrumented"
-                                 : "this executor has no CUDA emulator");
-    int launches = head > K_PROF_MAX ? K_PROF_MAX : (int)head;
-    K_REQUIRE(r->nvals == w.nvals + 1 + launches * K_PROF_LAUNCH, "a malformed result (its "
-              "counters)");
-    for (int i = 0; i < n; i++) {
-        const k_perf *rule = &rules[i];
-        int64_t f[K_PROF_FIELDS] = { 0 };
-        for (int l = 0; l < launches; l++)
-            for (int j = 0; j < K_PROF_FIELDS; j++)
-                f[j] += p[1 + l * K_PROF_LAUNCH + rule->kind * K_PROF_FIELDS + j];
-        int64_t req = f[0], got = rule->kind < K_SHARED_LOAD ? f[3] : f[4], ideal = f[5];
-        if (req == 0 && rule->kind >= K_SHARED_LOAD)
-            continue;   /* no shared memory: no bank conflict */
-        if (req == 0)
-            wrong(c, hint, "its %d kernel launch%s made no %s at all: did it run on the "
-                  "device?", launches, launches == 1 ? "" : "es", kinds[rule->kind]);
-        int slot = rule->width == 16 ? 4 : rule->width == 8 ? 3 : rule->width == 4 ? 2
-                   : rule->width == 2 ? 1 : 0;
-        double measured, wanted;
-        if (rule->width > 0) {
-            if (f[6 + slot] == req)
-                continue;
-            double sum = 0, reqs = 0;
-            for (int b = 0; b < 5; b++) {
-                sum += (double)(1 << b) * (double)f[6 + b];
-                reqs += (double)f[6 + b];
-            }
-            measured = reqs > 0 ? sum / reqs : 0;
-            wanted = rule->width;
-        } else {
-            if (got == ideal)
-                continue;
-            measured = (double)got / (double)req;
-            wanted = (double)ideal / (double)req;
-        }
-        char what[600];
-        snprintf(what, sizeof what, rule->what, measured, wanted);
-        wrong(c, hint, "%s [the CUDA emulator's counts, %s of %d launch%s: %" PRId64 " requests, "
-              "%" PRId64 " %s where %" PRId64 " would do, %" PRId64 " bytes]", what,
-              kinds[rule->kind], launches, launches == 1 ? "" : "es", req, got,
-              rule->kind < K_SHARED_LOAD ? "sectors" : "wavefronts", ideal, f[2]);
-    }
-    k_case_end(k);
-}
-
 /* The odometer's cap: a few calls past the positions there should be. */
 static void iter_cap(k_call *c)
 {

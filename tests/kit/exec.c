@@ -20,13 +20,8 @@
  *   K_SIMPLIFY_PERM    out_ndim, out_shape[K_LIST], out_perm[K_LIST] (at[0]: in
  *                      place; at[1]: 1 out_shape NULL, 2 out_perm NULL)
  *   K_PERMUTE_BYTES    the version that ran (K_POISON64 if not written)
- *
- * A call with `profile` set is followed in r->vals by what the CUDA
- * emulator's counters saw of its kernel launches (profile() below).
  */
 #include "kit_impl.h"
-
-#include "../../grader/emu/include/ndemu_profile.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -391,45 +386,6 @@ static void read_out(job *j)
         r->out_data.n = n;
 }
 
-/* The emulator's counters (weak: a GPU build has none). */
-#pragma weak ndemu_profile_enabled
-#pragma weak ndemu_profile_reset
-#pragma weak ndemu_launch_count
-#pragma weak ndemu_launch_get
-
-/* Append to r->vals: K_PROF_NONE (no emulator), K_PROF_OFF (the emulator,
- * not instrumented), or the number of launches recorded, then for each of
- * the first K_PROF_MAX launches, for each access kind, K_PROF_FIELDS
- * counts (kit_impl.h). */
-static void profile(k_res *r)
-{
-    int64_t head = ndemu_launch_count == NULL ? K_PROF_NONE
-                   : !ndemu_profile_enabled() ? K_PROF_OFF : ndemu_launch_count();
-    int launches = head < 0 ? 0 : head > K_PROF_MAX ? K_PROF_MAX : (int)head;
-    int64_t *v = realloc(r->vals, (size_t)(r->nvals + 1 + launches * K_PROF_LAUNCH) *
-                                      sizeof *v);
-    if (v == NULL)
-        return;
-    r->vals = v;
-    v += r->nvals;
-    r->nvals += 1 + launches * K_PROF_LAUNCH;
-    *v++ = head;
-    for (int i = 0; i < launches; i++) {
-        ndemu_launch_stats s;
-        memset(&s, 0, sizeof s);
-        ndemu_launch_get(i, &s);
-        for (int kind = 0; kind < NDEMU_ACCESS_KINDS; kind++, v += K_PROF_FIELDS) {
-            const ndemu_access_stats *a = &s.access[kind];
-            int64_t f[K_PROF_FIELDS] = { (int64_t)a->requests, (int64_t)a->lanes,
-                                         (int64_t)a->bytes, (int64_t)a->sectors,
-                                         (int64_t)a->wavefronts, (int64_t)a->ideal };
-            for (int w = 0; w < 5; w++)
-                f[6 + w] = (int64_t)a->by_width[w];
-            memcpy(v, f, sizeof f);
-        }
-    }
-}
-
 void k_exec(const k_call *c, k_res *r)
 {
     memset(r, 0, sizeof *r);
@@ -441,11 +397,7 @@ void k_exec(const k_call *c, k_res *r)
     if (takes_out(c->op))
         j.out = c->out == K_OUT_NEW ? &j.out_new : c->out >= 0 ? &j.arr[c->out] : NULL;
     nd_clear_error();
-    if (c->profile && ndemu_profile_reset != NULL)
-        ndemu_profile_reset();
     call(&j);
-    if (c->profile)
-        profile(r);
     if (r->status != ND_OK && !r->setup_failed && c->op != K_DEVICE)
         snprintf(r->msg, sizeof r->msg, "%s", nd_last_error());
     if (j.out != NULL)

@@ -119,8 +119,6 @@ typedef struct k_call {
     bool list_null[3];      /* pass NULL instead of list[i]                 */
     nd_index idx[K_LIST];   /* nd_slice's index                             */
     int64_t at[4];          /* scalars: see each op in exec.c               */
-    bool profile;           /* record the call's kernel launches (the CUDA
-                               emulator's instrumented build): k_check_perf */
 } k_call;
 
 /* What the executor saw: raw facts, never a verdict. */
@@ -329,26 +327,6 @@ void k_check_bad_arrays(k_ctx *k, const k_call *valid);
  * that check a property across calls).  Valid until the case ends. */
 const k_res *k_run(k_ctx *k, const k_call *c);
 
-/* Performance, from the CUDA emulator's counters (grader/emu/README.md,
- * "Profiling"): hidden tests of lessons 6 and 7 (where K_PROFILED) run on
- * an executor whose lesson code is built with the emulator's
- * instrumentation.  A rule is a property of one kind of access, summed over
- * every kernel launch of the call. */
-enum { K_GLOBAL_LOAD, K_GLOBAL_STORE, K_SHARED_LOAD, K_SHARED_STORE };
-typedef struct k_perf {
-    int kind;            /* K_GLOBAL_LOAD .. K_SHARED_STORE                    */
-    int width;           /* 0: sectors (global) or wavefronts (shared) per
-                            request as few as the bytes allow (== ideal);
-                            1..16: every request moves `width` bytes a lane  */
-    const char *what;    /* the message: a printf format given two doubles,
-                            the figure measured (sectors or wavefronts per
-                            request, or bytes a lane) and the one wanted     */
-} k_perf;
-
-/* Check call c as k_check does, then each of the n rules on the counters of
- * the kernels it launched. */
-void k_check_perf(k_ctx *k, k_call *c, const k_perf *rules, int n, const char *hint);
-
 /* Fail the test: "what: message" with the call described. */
 #define k_fail(...) ck_abort_msg(__VA_ARGS__)
 #define K_REQUIRE(cond, ...) \
@@ -373,11 +351,8 @@ enum {
     K_BOTH = K_CPU | K_CUDA,
     K_PLAIN = 4,     /* the grader's plain build only (too slow under the
                         sanitizers; the plain result stands for both)     */
-    K_INPROC = 8,    /* calls the library itself (framework tests): runs
+    K_INPROC = 8     /* calls the library itself (framework tests): runs
                         only where the executor is in-process            */
-    K_PROFILED = 16  /* needs the executor built with the CUDA emulator's
-                        instrumentation (k_check_perf): the grader's plain
-                        build on the emulator only; elsewhere not graded */
 };
 
 typedef struct k_test {
