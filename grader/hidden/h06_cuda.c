@@ -47,13 +47,7 @@ static const int64_t ODD[] = { 1, 2, 31, 32, 33, 63, 255, 256, 257, 511, 1023, 1
 static void index_run(k_ctx *k, int ndim, const int64_t *shape, const int64_t *strides,
                       int64_t offset, int64_t i, int64_t n, int64_t step, const char *hint)
 {
-    k_call c = k_new(k, K_INDEX_TO_OFFSET);
-    k_list(&c, 0, ndim, shape);
-    k_list(&c, 1, ndim, strides);
-    c.at[0] = i;
-    c.at[1] = offset;
-    c.at[2] = n;
-    c.at[3] = step;
+    k_call c = k_offset_call(k, ndim, shape, strides, offset, i, n, step);
     k_check(k, &c, hint);
 }
 

@@ -291,6 +291,19 @@ k_arr k_view(k_ctx *k, k_call *c, int ndim, const int64_t *shape, int how, k_fil
     return a;
 }
 
+k_call k_offset_call(k_ctx *k, int ndim, const int64_t *shape, const int64_t *strides,
+                     int64_t offset, int64_t i, int64_t n, int64_t step)
+{
+    k_call c = k_new(k, K_INDEX_TO_OFFSET);
+    k_list(&c, 0, ndim, shape);
+    k_list(&c, 1, ndim, strides);
+    c.at[0] = i;
+    c.at[1] = offset;
+    c.at[2] = n;
+    c.at[3] = step;
+    return c;
+}
+
 k_call k_permute_call(k_ctx *k, int64_t e, int ndim, const int64_t *shape, const int64_t *perm,
                       int version, int64_t src_shift, int64_t dst_shift)
 {

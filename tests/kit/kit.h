@@ -245,6 +245,11 @@ void k_list(k_call *c, int i, int n, const int64_t *v);
  * neighbours merge and some do not; sometimes arbitrary numbers. */
 void k_strides(k_ctx *k, int ndim, const int64_t *shape, int64_t *strides);
 
+/* Lesson 6: a call of nd_index_to_offset for the n positions i, i + step,
+ * ..., i + (n - 1) * step of a layout (n 1: position i alone). */
+k_call k_offset_call(k_ctx *k, int ndim, const int64_t *shape, const int64_t *strides,
+                     int64_t offset, int64_t i, int64_t n, int64_t step);
+
 /* Lesson 7: a call of nd_permute_bytes_version(version) (version -1:
  * nd_permute_bytes) moving a compact array of `shape`, elements of e bytes
  * (random bytes), into a buffer of NaN; src and dst lie src_shift and
