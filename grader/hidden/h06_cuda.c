@@ -327,7 +327,8 @@ static void large_views(k_ctx *k)
 }
 
 /* 65600 outputs of 40 (two warps each: both __syncthreads() matter when a
- * block folds a second output), read across the rows; 65537 matrices. */
+ * block folds a second output), read across the rows; 65537 matrices;
+ * more rows than 65535 blocks of 16 (gridDim.y is capped). */
 static void large_reduce_and_batch_views(k_ctx *k)
 {
     for (int op = ND_SUM; op <= ND_MAX; op++) {
@@ -339,6 +340,8 @@ static void large_reduce_and_batch_views(k_ctx *k)
         k_check(k, &c, GRID_HINT);
     }
     matmul_pair(k, 3, (int64_t[]){ 65537, 2, 3 }, 3, (int64_t[]){ 65537, 3, 1 }, 0, GRID_HINT);
+    /* 1048590 rows: past 65535 blocks of 16 rows on gridDim.y */
+    matmul_pair(k, 2, (int64_t[]){ 1048590, 1 }, 2, (int64_t[]){ 1, 2 }, K_STEPS, GRID_HINT);
 }
 
 static const k_test tests[] = {
