@@ -11,7 +11,7 @@ GRADE_OUT ?= build/grade/$(TREE_ID)
 #                             part of the library (the link proves it)
 #   build/grader/VARIANT/exec the kit's executor (calls in, raw results out),
 #                             linked with a submission into each executor
-KIT_VERDICT_SRCS := $(addprefix tests/kit/,gen.c ref.c check.c wire.c runner.c stack.c transition.c)
+KIT_VERDICT_SRCS := $(addprefix tests/kit/,gen.c ref.c check.c wire.c runner.c stack.c)
 VERDICT_SRCS := grader/verdict.c grader/sandbox.c $(KIT_VERDICT_SRCS) $(sort $(wildcard grader/hidden/*.c))
 EXEC_SRCS := grader/executor.c grader/sandbox.c tests/kit/wire.c tests/kit/exec.c tests/kit/stack.c
 GRADER_FLAGS := $(CFLAGS_COMMON) -D_GNU_SOURCE -Iskeleton/include -Itests/kit -Igrader $(CHECK_CFLAGS)

@@ -225,12 +225,6 @@ else
     bad "build solution with sanitizers (log: $logs/build-asan.log)"
 fi
 
-if [ -f tests/selftest_permute_nosync.sh ]; then
-    bash tests/selftest_permute_nosync.sh >"$logs/permute-nosync.log" 2>&1
-    add_counts "lesson 7's tests catch a transpose without __syncthreads()" \
-        "$logs/permute-nosync.log"
-fi
-
 echo "== public tests on the skeleton: each must fail cleanly"
 "$(runner skeleton)" -r "$logs/skeleton.tsv" >"$logs/skeleton.log" 2>&1
 status=$?

@@ -479,7 +479,7 @@ if command -v bear >/dev/null; then
 import json, sys
 files = {e[\"file\"] for e in json.load(open(\"compile_commands.json\"))}
 sys.exit(not (any(f.endswith(\"/src/01_views.c\") for f in files)
-              and any(f.endswith(\"tests/main.c\") for f in files)))"'
+              and any(f.endswith(\"tests/run_tests.c\") for f in files)))"'
     rm -f compile_commands.json
     [ -e "$scratch/saved.json" ] && mv "$scratch/saved.json" compile_commands.json
 else

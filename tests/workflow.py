@@ -926,7 +926,7 @@ def cmd_hints_check(ctx, args):
     return 1 if problems else 0
 
 
-# Tests that the runner registers only sometimes: cuda_device (tests/main.c)
+# Tests that the runner registers only sometimes: cuda_device (tests/run_tests.c)
 # fails in place of every [cuda] case when the CUDA device is unusable.
 CONDITIONAL_TESTS = {"cuda_device"}
 

@@ -15,8 +15,10 @@
  *   K_OFFSET_OF        the offset (K_POISON64 if not written)
  *   K_ITER             see iter() below
  *   K_SIMPLIFY_DIMS    ndim, shape[K_LIST], strides_a[K_LIST], strides_b[K_LIST]
- *   K_INDEX_TO_OFFSET  the offset
- *   K_SIMPLIFY_PERM    out_ndim, out_shape[K_LIST], out_perm[K_LIST]
+ *   K_INDEX_TO_OFFSET  the offsets of positions at[0] + j * at[3] (at[3] 0:
+ *                      1), j < at[2] (at[2] 0: one position)
+ *   K_SIMPLIFY_PERM    out_ndim, out_shape[K_LIST], out_perm[K_LIST] (at[0]: in
+ *                      place; at[1]: 1 out_shape NULL, 2 out_perm NULL)
  *   K_PERMUTE_BYTES    the version that ran (K_POISON64 if not written)
  */
 #include "kit_impl.h"
@@ -201,6 +203,12 @@ static void simplify_dims(job *j)
             v[1 + l * K_LIST + d] = d < j->len[l] ? j->l64[l][d] : c->list[l][d];
 }
 
+/* An int output the call left alone reads back as K_POISON64. */
+static int64_t widen(int x)
+{
+    return x == (int)K_POISON64 ? K_POISON64 : x;
+}
+
 static void simplify_perm(job *j)
 {
     const k_call *c = j->c;
@@ -218,12 +226,13 @@ static void simplify_perm(job *j)
     int *op = in_place ? perm : operm;
     j->r->status = nd_simplify_permutation(c->n, c->list_null[0] ? NULL : shape,
                                            c->list_null[1] ? NULL : perm,
-                                           c->list_null[2] ? NULL : &ondim, os, op);
+                                           c->list_null[2] ? NULL : &ondim,
+                                           c->at[1] & 1 ? NULL : os, c->at[1] & 2 ? NULL : op);
     int64_t *v = vals(j->r, 1 + 2 * K_LIST);
-    v[0] = ondim;
+    v[0] = widen(ondim);
     for (int k = 0; k < K_LIST; k++) {
         v[1 + k] = os[k];
-        v[1 + K_LIST + k] = op[k];
+        v[1 + K_LIST + k] = in_place ? op[k] : widen(op[k]);
     }
 }
 
@@ -245,7 +254,7 @@ static void permute_bytes(job *j)
     else
         j->r->status = nd_permute_bytes_version(c->dev, s, d, (size_t)c->at[0], c->n, shape, p,
                                                 c->code, &ran);
-    vals(j->r, 1)[0] = ran;
+    vals(j->r, 1)[0] = widen(ran);
 }
 
 /* The call itself. */
@@ -304,10 +313,14 @@ static void call(job *j)
         break;
     case K_MATMUL: r->status = nd_matmul(a, b, out); break;
     case K_MATMUL_NAIVE: r->status = nd_matmul_naive(a, b, out); break;
-    case K_INDEX_TO_OFFSET:
+    case K_INDEX_TO_OFFSET: {
+        int64_t n = c->at[2] > 0 ? c->at[2] : 1, step = c->at[3] > 0 ? c->at[3] : 1;
+        int64_t *v = vals(r, (int)n);
         r->status = ND_OK;
-        vals(r, 1)[0] = nd_index_to_offset(c->at[0], c->n, j->l64[0], j->l64[1], c->at[1]);
+        for (int64_t i = 0; i < r->nvals; i++)
+            v[i] = nd_index_to_offset(c->at[0] + i * step, c->n, j->l64[0], j->l64[1], c->at[1]);
         break;
+    }
     case K_SIMPLIFY_PERM: simplify_perm(j); break;
     case K_PERMUTE_BYTES: permute_bytes(j); break;
     case K_DEVICE: {

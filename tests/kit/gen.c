@@ -131,6 +131,11 @@ int k_buffer(k_ctx *k, k_call *c, int64_t n, k_fill fill)
         case K_INTEGERS: v[i] = (float)k_int(k, -8, 8); break;
         case K_SPECIAL: v[i] = k_one_in(k, 3) ? k_special(k) : k_float(k, -4, 4); break;
         case K_POISON: v[i] = NAN; break;
+        case K_BYTES: {
+            uint32_t bits = (uint32_t)k_next(k);
+            memcpy(&v[i], &bits, sizeof bits);
+            break;
+        }
         }
     }
     c->bufs[c->nbufs] = (k_buf){ .n = n, .v = v };
@@ -191,6 +196,26 @@ int k_shape(k_ctx *k, int ndim, int64_t lo, int64_t hi, int64_t max_numel, int64
             n *= shape[d];
     }
     return ndim;
+}
+
+void k_shape_of(k_ctx *k, int ndim, int64_t n, int64_t *shape)
+{
+    int64_t rest = n;
+    for (int d = 0; d < ndim; d++)
+        shape[d] = 1;
+    for (int d = 0; d < ndim - 1 && rest > 1; d++) {
+        int64_t f = k_int(k, 2, 7);
+        if (rest % f == 0 && !k_one_in(k, 3)) {
+            shape[d] = f;
+            rest /= f;
+        }
+    }
+    shape[ndim - 1] = rest;
+    int64_t perm[ND_MAX_DIMS], t[ND_MAX_DIMS];
+    k_perm(k, ndim, perm);
+    for (int d = 0; d < ndim; d++)
+        t[d] = shape[perm[d]];
+    memcpy(shape, t, (size_t)ndim * sizeof *shape);
 }
 
 int k_broadcastable(k_ctx *k, int ndim, const int64_t *shape, int64_t *out)
@@ -290,6 +315,35 @@ k_arr k_view(k_ctx *k, k_call *c, int ndim, const int64_t *shape, int how, k_fil
             if (shape[d] == 1 && k_one_in(k, 2))
                 a.strides[d] = k_int(k, -1000, 1000);
     return a;
+}
+
+k_call k_offset_call(k_ctx *k, int ndim, const int64_t *shape, const int64_t *strides,
+                     int64_t offset, int64_t i, int64_t n, int64_t step)
+{
+    k_call c = k_new(k, K_INDEX_TO_OFFSET);
+    k_list(&c, 0, ndim, shape);
+    k_list(&c, 1, ndim, strides);
+    c.at[0] = i;
+    c.at[1] = offset;
+    c.at[2] = n;
+    c.at[3] = step;
+    return c;
+}
+
+k_call k_permute_call(k_ctx *k, int64_t e, int ndim, const int64_t *shape, const int64_t *perm,
+                      int version, int64_t src_shift, int64_t dst_shift)
+{
+    k_call c = k_new(k, K_PERMUTE_BYTES);
+    int64_t bytes = k_numel(ndim, shape) * e;
+    k_buffer(k, &c, (src_shift + bytes + 3) / 4, K_BYTES);
+    k_buffer(k, &c, (dst_shift + bytes + 64 + 3) / 4, K_POISON);
+    k_list(&c, 0, ndim, shape);
+    k_list(&c, 1, ndim, perm);
+    c.at[0] = e;
+    c.at[1] = src_shift;
+    c.at[2] = dst_shift;
+    c.code = version;
+    return c;
 }
 
 k_arr k_at(int buf, int ndim, const int64_t *shape, const int64_t *strides, int64_t offset)

@@ -190,7 +190,9 @@ typedef enum k_fill {
     K_INTEGERS,      /* small integers in [-8, 8]: sums and products exact */
     K_SPECIAL,       /* random values mixed with NaN, +-inf, +-0, denormals,
                         FLT_MAX, FLT_MIN                                  */
-    K_POISON         /* all NaN: an element never written shows            */
+    K_POISON,        /* all NaN: an element never written shows            */
+    K_BYTES          /* random bytes (lesson 7's byte data): elements of 1 to
+                        16 bytes all differ, whatever their size           */
 } k_fill;
 
 /* A new buffer of n floats in call c; returns its index. */
@@ -228,6 +230,11 @@ k_arr k_strided(k_ctx *k, k_call *c, int64_t size, int ndim, const int64_t *shap
  * most max_numel elements; writes shape, returns ndim. */
 int k_shape(k_ctx *k, int ndim, int64_t lo, int64_t hi, int64_t max_numel, int64_t *shape);
 
+/* A random shape of ndim >= 1 axes with exactly n elements (n's factors
+ * spread over random axes, the others 1): sizes around a warp or a block
+ * in any layout.  Writes shape. */
+void k_shape_of(k_ctx *k, int ndim, int64_t n, int64_t *shape);
+
 /* The shape of `a` with each axis made 1 or dropped at the left by chance:
  * a shape that broadcasts to a's.  Returns its ndim. */
 int k_broadcastable(k_ctx *k, int ndim, const int64_t *shape, int64_t *out);
@@ -246,6 +253,19 @@ void k_index(k_call *c, int n, const nd_index *idx);
  * reference expects `want` (k_expect). */
 void k_expect_list(k_ctx *k, k_call c, int n, const int64_t *v, nd_status want,
                    const char *hint);
+
+/* Lesson 6: a call of nd_index_to_offset for the n positions i, i + step,
+ * ..., i + (n - 1) * step of a layout (n 1: position i alone). */
+k_call k_offset_call(k_ctx *k, int ndim, const int64_t *shape, const int64_t *strides,
+                     int64_t offset, int64_t i, int64_t n, int64_t step);
+
+/* Lesson 7: a call of nd_permute_bytes_version(version) (version -1:
+ * nd_permute_bytes) moving a compact array of `shape`, elements of e bytes
+ * (random bytes), into a buffer of NaN; src and dst lie src_shift and
+ * dst_shift bytes past 16-byte aligned addresses, and 64 guard bytes
+ * follow dst. */
+k_call k_permute_call(k_ctx *k, int64_t e, int ndim, const int64_t *shape, const int64_t *perm,
+                      int version, int64_t src_shift, int64_t dst_shift);
 
 /* A random permutation of 0..n-1. */
 void k_perm(k_ctx *k, int n, int64_t *perm);

@@ -1010,13 +1010,15 @@ static k_want lesson7(k_ctx *k, const k_call *c)
     k_want w = { 0 };
     const char *why;
     nd_status s;
-    if (c->op == K_INDEX_TO_OFFSET) {
-        int64_t idx[ND_MAX_DIMS];
-        k_unravel(c->at[0], c->n, c->list[0], idx);
-        int64_t off = c->at[1];
-        for (int d = 0; d < c->n; d++)
-            off += idx[d] * c->list[1][d];
-        ivals(k, &w, 1)[0] = off;
+    if (c->op == K_INDEX_TO_OFFSET) {   /* positions at[0] + j * at[3], j < at[2] */
+        int64_t n = c->at[2] > 0 ? c->at[2] : 1, step = c->at[3] > 0 ? c->at[3] : 1;
+        int64_t idx[ND_MAX_DIMS], *v = ivals(k, &w, (int)n);
+        for (int64_t j = 0; j < n; j++) {
+            k_unravel(c->at[0] + j * step, c->n, c->list[0], idx);
+            v[j] = c->at[1];
+            for (int d = 0; d < c->n; d++)
+                v[j] += idx[d] * c->list[1][d];
+        }
         return w;
     }
     if (c->op == K_SIMPLIFY_PERM) {
@@ -1029,8 +1031,9 @@ static k_want lesson7(k_ctx *k, const k_call *c)
             ERR(ND_ERR_ARG, "%s", why);
         if ((why = bad_perm(k, c->n, list_of(c, 1), &s)) != NULL)
             ERR(s, "%s", why);
-        if (c->list_null[2])
-            ERR(ND_ERR_ARG, "argument 'out_ndim' is NULL");
+        if (c->list_null[2] || c->at[1])
+            ERR(ND_ERR_ARG, "argument '%s' is NULL", c->list_null[2] ? "out_ndim"
+                : c->at[1] & 1 ? "out_shape" : "out_perm");
         int q;
         simplify_perm(c->n, c->list[0], c->list[1], &q, v + 1, v + 1 + K_LIST);
         v[0] = q;
