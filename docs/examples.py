@@ -45,7 +45,7 @@ PAGES = ["README.md"] + sorted(
     os.path.join(d, f) for d in ("lessons", "docs") for f in os.listdir(d) if f.endswith(".md"))
 # What a scratch workbook holds besides its tree: enough to build, test,
 # hint and show (no grader, no hidden tests, no docs).
-COPIED = ["Makefile", "tests", "lessons", "grader/emu", "grader/install-deps.sh"]
+COPIED = ["Makefile", "cuda.mk", "tests", "lessons", "grader/emu", "grader/install-deps.sh"]
 FENCE = re.compile(r'^(```+)\s*\{([^}]*)\}\s*$')
 EXAMPLE_ATTR = re.compile(r'\bexample="([A-Za-z0-9_.-]+)"')
 MAKE_NOISE = re.compile(r"^make(\[\d+\])?: \*\*\* ")

@@ -458,7 +458,7 @@ int main(int argc, char **argv)
     /* ND_TEST_TIME_SCALE stretches every limit (compute-sanitizer, valgrind) */
     const char *scale_env = getenv("ND_TEST_TIME_SCALE");
     double scale = scale_env != NULL && atof(scale_env) > 0 ? atof(scale_env) : 1;
-    double floor = (SANITIZED ? 4 : 2) * scale;
+    double floor = (SANITIZED ? 3 : 1.5) * scale;
     if (times == NULL && access("tests/times.tsv", R_OK) == 0)
         times = "tests/times.tsv";
     k_set_limits(cases, n, times, 20 * scale, floor);
