@@ -464,17 +464,6 @@ static void compare_refcounts(const k_call *c, const k_res *r, int view_buf)
     }
 }
 
-static bool takes_out(k_op op)
-{
-    switch (op) {
-    case K_RESHAPE: case K_PERMUTE: case K_BROADCAST_TO: case K_SLICE: case K_DIAGONAL:
-    case K_COMPACT: case K_BINARY: case K_SCALAR: case K_UNARY: case K_REDUCE:
-    case K_MATMUL: case K_MATMUL_NAIVE:
-        return true;
-    default:
-        return false;
-    }
-}
 
 static void compare_ints(const k_call *c, const k_want *w, const k_res *r, const char *hint);
 
@@ -532,7 +521,7 @@ static void compare_error(const k_call *c, const k_want *w, const k_res *r)
                  "as it should, but its message \"%s\" does not give %s.", r->msg,
                  dst_wrong ? "dst's shape and the result's" : "both shapes");
     }
-    if (takes_out(c->op) && c->out != K_OUT_NULL && !r->out_untouched)
+    if (k_takes_out(c->op) && c->out != K_OUT_NULL && !r->out_untouched)
         wrong(c, "check every argument before writing anything: on failure every output is "
              "left exactly as it was", "it failed with %s as it should (%s), but it wrote to "
              "%s.", status_name(r->status), r->msg, c->out >= 0 ? "its input" : "out");

@@ -337,17 +337,6 @@ static void call(job *j)
     }
 }
 
-static bool takes_out(k_op op)
-{
-    switch (op) {
-    case K_RESHAPE: case K_PERMUTE: case K_BROADCAST_TO: case K_SLICE: case K_DIAGONAL:
-    case K_COMPACT: case K_BINARY: case K_SCALAR: case K_UNARY: case K_REDUCE:
-    case K_MATMUL: case K_MATMUL_NAIVE:
-        return true;
-    default:
-        return false;
-    }
-}
 
 /* The output struct, as the call left it. */
 static void read_out(job *j)
@@ -396,7 +385,7 @@ void k_exec(const k_call *c, k_res *r)
     memset(&j.out_new, 0xAB, sizeof j.out_new);
     if (!build(&j) || !lists(&j))
         goto done;
-    if (takes_out(c->op))
+    if (k_takes_out(c->op))
         j.out = c->out == K_OUT_NEW ? &j.out_new : c->out >= 0 ? &j.arr[c->out] : NULL;
     nd_clear_error();
     call(&j);

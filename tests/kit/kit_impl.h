@@ -58,4 +58,17 @@ const char *k_read_res(int fd, const k_call *c, k_res *r);
  * until end of input.  Returns the exit status. */
 int k_serve(int in, int out);
 
+/* Whether op writes its result into an output array struct (out). */
+static inline bool k_takes_out(k_op op)
+{
+    switch (op) {
+    case K_RESHAPE: case K_PERMUTE: case K_BROADCAST_TO: case K_SLICE: case K_DIAGONAL:
+    case K_COMPACT: case K_BINARY: case K_SCALAR: case K_UNARY: case K_REDUCE:
+    case K_MATMUL: case K_MATMUL_NAIVE:
+        return true;
+    default:
+        return false;
+    }
+}
+
 #endif /* ND_KIT_IMPL_H */

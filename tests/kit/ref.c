@@ -964,14 +964,20 @@ static void simplify_perm(int ndim, const int64_t *shape, const int64_t *perm, i
     int id[K_LIST], m = 0, n = 0, p[K_LIST], group[K_LIST], g = -1, q = 0;
     int64_t sizes[K_LIST], gshape[K_LIST];
     bool joins[K_LIST] = { false };
-    for (int a = 0; a < ndim; a++) {
-        id[a] = shape[a] == 1 ? -1 : m;
-        if (shape[a] != 1)
-            sizes[m++] = shape[a];
+    /* the axes longer than 1 keep their order and are numbered 0..m-1;
+     * perm's entries that name them, renumbered, are the permutation left */
+    for (int a = 0; a < ndim; a++)
+        id[a] = -1;
+    for (int a = 0; a < ndim; a++)
+        if (shape[a] > 1 || shape[a] == 0) {
+            sizes[m] = shape[a];
+            id[a] = m++;
+        }
+    for (int i = 0; i < ndim; i++) {
+        int src = (int)perm[i];
+        if (id[src] != -1)
+            p[n++] = id[src];
     }
-    for (int i = 0; i < ndim; i++)
-        if (id[perm[i]] >= 0)
-            p[n++] = id[perm[i]];
     for (int i = 1; i < n; i++)
         if (p[i] == p[i - 1] + 1)
             joins[p[i]] = true;
