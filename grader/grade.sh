@@ -210,11 +210,13 @@ in_sandbox() {
     "$SANDBOX" run --status "$st" "$@"
 }
 # A compile of submitted code: limits no correct lesson file comes near.
-COMPILE_LIMITS=(--cpu 30 --wall 300 --mem 3G --fsize 64M --tmp 256M --nproc 64)
+# (--nproc counts every process and thread of the sandbox's uid on this
+# machine, so the grades running at once share it: sized for many at once.)
+COMPILE_LIMITS=(--cpu 30 --wall 300 --mem 3G --fsize 64M --tmp 256M --nproc 1024)
 # The grader's own builds of accepted files (already compiled once within
 # the limits above): the sanitizers' compiles are slower, and a busy
 # machine must not fail them.
-BUILD_LIMITS=(--cpu 300 --wall 900 --mem 4G --fsize 512M --tmp 1G --nproc 64)
+BUILD_LIMITS=(--cpu 300 --wall 900 --mem 4G --fsize 512M --tmp 1G --nproc 1024)
 MAX_LESSON_BYTES=$((1024 * 1024))
 
 # What a failed compile says: the compiler's diagnostics located in the

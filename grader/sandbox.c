@@ -107,7 +107,7 @@ sb_opts sb_defaults(void)
     o.tmp_bytes = (size_t)64 << 20;
     o.file_bytes = (size_t)64 << 20;
     o.nofile = 256;
-    o.nproc = 256;
+    o.nproc = 1024;   /* per uid, machine-wide: shared by grades at once */
     return o;
 }
 

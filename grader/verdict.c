@@ -98,7 +98,10 @@ static pid_t sandboxed(const char *path, int calls, int results, const char *out
     opts.tmp_bytes = (size_t)64 << 20;
     opts.file_bytes = (size_t)1 << 20;
     opts.nofile = 64;
-    opts.nproc = 256;
+    /* processes and threads of the sandbox's uid machine-wide, shared by
+     * the grades running at once; the seccomp filter refuses forks, so
+     * this bounds threads only */
+    opts.nproc = 4096;
     opts.gpu = gpu;
     /* the environment: PATH, and what the sanitizers and the emulator
      * read (ASAN_OPTIONS, UBSAN_OPTIONS, NDEMU_*) */
