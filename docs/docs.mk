@@ -56,7 +56,7 @@ docs: docs-deps docs-snippets docs-figures $(DOCS_EXAMPLES) epub ## the web book
 EPUB := build/epub/ndarray-workbook.epub
 EPUBCHECK := java -jar /usr/share/java/epubcheck.jar
 
-epub: docs-deps docs-snippets docs-figures ## the lessons and guides as one EPUB for reading offline: build/epub/ndarray-workbook.epub
+epub: docs-deps docs-snippets docs-figures $(DOCS_EXAMPLES) ## the lessons and guides as one EPUB for reading offline: build/epub/ndarray-workbook.epub
 	@python3 docs/epub.py --site $(DOCS_SITE) --out $(EPUB)
 
 epub-check: epub ## make epub, then validate it with epubcheck (fails on any error or warning)

@@ -72,18 +72,26 @@ def shown(raw):
 
 
 def read_weights(path):
-    """[(lesson, weight)] in the order of weights.tsv."""
+    """[(lesson, weight)] in the order of weights.tsv: lessons by number,
+    and "integration", the whole tree's section (other lines, such as
+    visibility and output, are settings, not sections)."""
     rows = []
     with open(path, encoding="utf-8") as f:
         for line in f:
             if line.strip() and not line.startswith("#"):
                 parts = line.rstrip("\n").split("\t")
-                rows.append((int(parts[0]), float(parts[1])))
+                if parts[0].isdigit():
+                    rows.append((int(parts[0]), float(parts[1])))
+                elif parts[0] == "integration":
+                    rows.append(("integration", float(parts[1])))
     return rows
 
 
 def lesson_of(test_name):
-    """The lesson of a results.json test, named "lesson N: ..."."""
+    """The lesson of a results.json test, named "lesson N: ..." (or
+    "integration", for "integration: ...")."""
+    if test_name.startswith("integration: "):
+        return "integration"
     m = re.match(r"lesson (\d+):", test_name)
     if not m:
         raise ValueError(f"a test named {test_name[:60]!r} names no lesson")
@@ -205,7 +213,8 @@ def gradebook(out, weights_path):
             grade = ({}, None, None, f"error: its report could not be read ({e})")
         grades.append((shown(raw),) + grade)
     lessons = [l for l, _ in weights]
-    rows = [["submission"] + [f"lesson {l}" for l in lessons] + ["total", "max", "status"]]
+    rows = [["submission"] + [l if l == "integration" else f"lesson {l}" for l in lessons] +
+            ["total", "max", "status"]]
     for name, per, total, top, status in grades:
         rows.append([name] + [fmt(per.get(l)) for l in lessons] + [fmt(total), fmt(top), status])
     write_csv(os.path.join(out, "gradebook.csv"), rows)

@@ -106,7 +106,8 @@ why=$(python3 - "$out/gradebook.csv" <<'EOF'
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1], encoding="utf-8", newline="")))
 head, body = rows[0], rows[1:]
-expect_head = ["submission"] + [f"lesson {l}" for l in range(1, 8)] + ["total", "max", "status"]
+expect_head = (["submission"] + [f"lesson {l}" for l in range(1, 8)] + ["integration"] +
+               ["total", "max", "status"])
 if head != expect_head:
     print(f"header {head}, expected {expect_head}")
 by = {}
@@ -198,7 +199,7 @@ import csv, sys
 rows = list(csv.reader(open(sys.argv[1], encoding="utf-8", newline="")))
 log = open(sys.argv[2]).read()
 head = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"] + \
-       [f"Lesson {l}" for l in range(1, 8)]
+       [f"Lesson {l}" for l in range(1, 8)] + ["Lesson integration"]
 if rows[0] != head:
     print(f"header {rows[0]}")
 if rows[1][0] != "Points Possible" or rows[1][5:7] != ["10.00", "15.00"]:
