@@ -54,7 +54,7 @@ exec=(build/grader/normal/exec/grader/executor.o build/grader/normal/exec/tests/
       "$obj/nolockdown.o")
 "$CXX" --coverage "${exec[@]}" "${objs[@]}" -lm -o "$obj/executor" || exit 1
 for l in 1 2 3 4 5 6 7 all; do ln -sf executor "$obj/exec-$l"; done
-SB_MODE=none build/grader/verdict -o "$out/results.tsv" -d "$out/outputs" -x "$obj" -s 120 | tail -n 1
+SB_MODE=none build/grader/verdict -o "$out/results.tsv" -d "$out/outputs" -x "$PWD/$obj" -s 120 | tail -n 1
 # The framework's tests: the public runner (lesson 0), linked to the same objects.
 tobjs=()
 for f in tests/run_tests.c tests/kit/*.c tests/test_*.c; do

@@ -102,4 +102,8 @@ void k_catch_cpu_limit(void);
 /* Limit this process (and a program it then execs) to `seconds` of CPU. */
 void k_limit_cpu(double seconds);
 
+/* What an executor writes after its last result: its own CPU seconds (a
+ * sandboxed executor's wait status does not carry them). */
+#define K_CPU_TRAILER "K-CPU "
+
 #endif /* ND_KIT_RUNNER_H */
