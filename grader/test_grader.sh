@@ -14,6 +14,7 @@
 #   absent TEXT                  no report (results.json, junit.xml, the
 #                                table) contains TEXT (a grader file's words)
 #   only N...                    grade only these lessons' tests (faster)
+#   total-below P                the total is under P% of the points
 # A folder may also hold `setup`, a bash script run in the patched tree
 # (for what a patch cannot carry, such as a 50 MB file).
 # Every grade must also end with "N passed, N failed".  The grades run four
@@ -75,6 +76,9 @@ for line in open(expect):
         got = "full" if abs(res["score"] - res["max_score"]) < 1e-9 else "zero" if res["score"] == 0 else "partial"
         if got != words[1]:
             print(f"total {res['score']:.2f}/{res['max_score']:.2f} ({got}), expected {words[1]}")
+    elif kind == "total-below":   # a percentage
+        if res["score"] >= float(words[1]) / 100 * res["max_score"]:
+            print(f"total {res['score']:.2f}/{res['max_score']:.2f}, expected below {words[1]}%")
     elif kind == "message":
         text = " ".join(words[1:])
         if not any(text in t["output"] for t in res["tests"] if t["score"] < t["max_score"]):
@@ -113,7 +117,9 @@ wanted() { [ -z "${SELFTEST_ONLY:-}" ] || [[ " $SELFTEST_ONLY " == *" $1 "* ]]; 
 # skeleton and every submission, AT_ONCE at a time.
 bash grader/grade.sh --calibrate >"$work/calibrate.log" 2>&1 || { cat "$work/calibrate.log"; exit 1; }
 printf 'total full\n' >"$work/solution.expect"
-printf 'total zero\nevery-failure not implemented\n' >"$work/skeleton.expect"
+# (the skeleton passes the few tests of what the given code alone does:
+# argument and shape checks, empty arrays; under 5% of the points)
+printf 'total-below 5\nevery-failure not implemented\n' >"$work/skeleton.expect"
 cases=()
 if wanted solution; then
     cases+=(solution)

@@ -28,7 +28,7 @@
 #      framework's tests ("lesson 0") pass there as they do on the solution
 #   7. the sandbox's probes (in its mode here and, as root, in the uid
 #      fallback) fail to leave it; the grader's self-tests: the solution
-#      scores 100%, the skeleton 0, hostile and buggy submissions get their
+#      scores 100%, the skeleton under 5%, hostile and buggy submissions get their
 #      expected scores, a grade past its time limit stops, batch grading
 #      writes its gradebook; grade-all keeps a row for every submission
 #      whatever its name and stops a grade at its time limit; RUNNER=slurm
