@@ -425,7 +425,9 @@ static int spawn_mode(sb_proc *p, const sb_opts *o, char *const argv[], sb_mode_
         if (o->nofile > 0)
             set_limit(ef, RLIMIT_NOFILE, (rlim_t)o->nofile, (rlim_t)o->nofile);
         set_limit(ef, RLIMIT_CORE, 0, 0);
-        if (root) {
+        /* (SB_MODE=none, which only the grader's own tools ask for -- the
+         * coverage run of the trusted solution -- keeps the caller's uid) */
+        if (root && mode != SB_NONE) {
             if (setgroups(0, NULL) != 0 || setresgid(uid, uid, uid) != 0 ||
                 setresuid(uid, uid, uid) != 0)
                 child_die(ef, "cannot drop to the sandbox's uid");

@@ -36,6 +36,10 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* gcov's runtime, in a coverage build: a worker ends with _exit, which
+ * skips the handler that writes the counts. */
+void __gcov_dump(void) __attribute__((weak));
+
 static double cpu_of(const struct rusage *ru)
 {
     return (double)ru->ru_utime.tv_sec + 1e-6 * (double)ru->ru_utime.tv_usec +
@@ -279,6 +283,8 @@ static void run_worker(k_plan *p, k_case *c, int fd, const char *output)
                tr_lno(r), tr_msg(r));
     free(tr);
     srunner_free(sr);
+    if (__gcov_dump != NULL)   /* a coverage build (grader/coverage.sh): keep the counts */
+        __gcov_dump();
     _exit(0);
 }
 
