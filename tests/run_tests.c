@@ -434,12 +434,25 @@ int main(int argc, char **argv)
     if (!cuda_ok)
         snprintf(cuda_why, sizeof cuda_why, "%s", cuda_name);
     int n;
+    /* [cuda] cases of lessons 2-5 test lesson 6's kernels: they count for
+     * it, so -l 6 takes them from those suites and -l 2 leaves them out */
+    bool suite_want[64];
+    memcpy(suite_want, want, sizeof want);
+    if (want[6])
+        for (int l = 2; l <= 5; l++)
+            suite_want[l] = true;
     k_case *cases = k_cases(suites, NSUITES, K_CPU | (cuda_ok ? K_CUDA : 0), only,
-                            any_lesson ? want : NULL, &n);
-    /* [cuda] cases of lessons 2-5 test lesson 6's kernels: they count for it */
+                            any_lesson ? suite_want : NULL, &n);
     for (int i = 0; i < n; i++)
         if (cases[i].dev == ND_CUDA && cases[i].lesson >= 2 && cases[i].lesson <= 5)
             cases[i].lesson = 6;
+    if (any_lesson) {
+        int kept = 0;
+        for (int i = 0; i < n; i++)
+            if (want[cases[i].lesson])
+                cases[kept++] = cases[i];
+        n = kept;
+    }
     if (!cuda_ok && (!any_lesson || want[6]) && (only == NULL || strstr(only, "cuda"))) {
         cases = realloc(cases, (size_t)(n + 1) * sizeof *cases);
         cases[n] = (k_case){ .test = &cuda_device_test, .suite = &public_06, .lesson = 6 };

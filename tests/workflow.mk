@@ -52,7 +52,7 @@ $(B)/show-objs/%.o: tests/show/%.c
 		-Itests/kit $(CHECK_CFLAGS) -c $< -o $@
 
 # the reference it compares with is the test kit's (no lesson code in it)
-SHOW_KIT := $(addprefix $(B)/tests/kit/,ref.o gen.o wire.o)
+SHOW_KIT := $(addprefix $(B)/tests/kit/,ref.o gen.o check.o wire.o runner.o stack.o exec.o)
 $(SHOW): $(SHOW_OBJS) $(SHOW_KIT) $(B)/libnd.a
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CXX) $(OPT) $^ $(CHECK_LIBS) $(CUDA_LIBS) -lm -o $@.tmp$$$$ && mv -f $@.tmp$$$$ $@
