@@ -54,13 +54,15 @@ die() { echo "grade-all: $*" >&2; exit 2; }
 # limited SECONDS CMD...: run CMD; after SECONDS, kill it and everything it
 # started.  In a PID namespace of its own when this machine allows one
 # (everything in it dies with it, whatever process group or session a
-# process moved to); otherwise through the process group (timeout's way).
+# process moved to), with a /proc of that namespace (bubblewrap, in the
+# grade, finds its processes there); otherwise through the process group
+# (timeout's way).
 # Sets $elapsed; returns CMD's status (137 or 124 if it was killed).
 limited() {
     local secs=$1 t0=$SECONDS rc
     shift
-    if unshare --pid --fork --kill-child true 2>/dev/null; then
-        timeout --foreground -s KILL "$secs" unshare --pid --fork --kill-child -- "$@"
+    if unshare --pid --fork --kill-child --mount-proc true 2>/dev/null; then
+        timeout --foreground -s KILL "$secs" unshare --pid --fork --kill-child --mount-proc -- "$@"
     else
         timeout -k 5 "$secs" "$@"
     fi
@@ -80,6 +82,7 @@ limit_message() {
 grade() {
     local tmp rc
     tmp=$(mktemp -d "${TMPDIR:-/tmp}/grade-all.XXXXXX") || return 2
+    chmod 711 "$tmp"   # the sandbox's uid passes through it to the grade's folders
     if [ "$3" = - ]; then
         GRADE_LIMITED=1 TMPDIR=$tmp limited "$limit" bash "$grader" "$1" "$2"
     else

@@ -171,6 +171,18 @@ scratch=$(mktemp -d "${TMPDIR:-/tmp}/grade.XXXXXX") || die "no scratch folder"
 # The sandboxed steps see folders of the scratch alone: the sandbox's uid
 # may pass through it (to bind or reach them), not list it.
 chmod 711 "$scratch"
+# ... which it can only do if every folder above the scratch lets it pass
+# (bubblewrap finds the folders it binds as that uid): a TMPDIR made by
+# mktemp -d (mode 700) would fail every build of the grade.
+if [ "$SB_MODE" != none ]; then
+    d=$scratch
+    while d=$(dirname "$d"); [ "$d" != / ]; do
+        case $(stat -c %A "$d") in
+        *[xt]) ;;
+        *) die "the sandbox's uid cannot reach the scratch folder $scratch: $d is closed to other users (chmod o+x it, or set TMPDIR to another folder)" ;;
+        esac
+    done
+fi
 echo "grade: sandbox: $sb_mode" >&2
 echo "$sb_mode" >"$out/sandbox-mode.txt"
 case $sb_mode in
@@ -573,7 +585,7 @@ build() {   # VARIANT FLAGS...: the executors of one build, in $scratch/VARIANT
 
 SAN_LINK=()
 if ! build normal -O2; then
-    cat "$scratch/normal/build.log" "$scratch/solution-build.log" 2>/dev/null >&2
+    cat "$scratch/normal/build.log" "$scratch/solution-build.log" >&2 2>/dev/null
     die "the grader's own build failed (see above)"
 fi
 lessons=()

@@ -99,13 +99,21 @@ def built_site():
 
 
 def lessons():
-    """[(lesson, weight, title)] from grader/weights.tsv."""
+    """[(id, weight, title, command)] of the graded sections in
+    grader/weights.tsv: lesson N (its public tests, `make test L=N`) and
+    the integration section (every public test on the whole tree, `make
+    test`).  The other lines of weights.tsv are settings, not sections."""
     rows = []
     with open(os.path.join(ROOT, "grader", "weights.tsv"), encoding="utf-8") as f:
         for line in f:
             if line.strip() and not line.startswith("#"):
-                n, w, title = line.rstrip("\n").split("\t")[:3]
-                rows.append((int(n), float(w), title))
+                key, w, title = line.rstrip("\n").split("\t")[:3]
+                if key.isdigit():
+                    rows.append((f"lesson-{int(key)}", float(w), f"Lesson {int(key)}: {title}",
+                                 f"make test L={int(key)}"))
+                elif key == "integration" and float(w) > 0:
+                    rows.append(("integration", float(w), "Integration: every public test on the whole tree",
+                                 "make test"))
     return rows
 
 
@@ -134,13 +142,11 @@ def classroom_workflow():
            "      - name: Install the workbook's Debian packages",
            "        run: bash grader/install-deps.sh"]
     ids = []
-    for n, weight, title in lessons():
-        ident = f"lesson-{n}"
+    for ident, weight, name, command in lessons():
         ids.append(ident)
-        name = f"Lesson {n}: {title}"
         out += [f"      - name: {q(name)}", f"        id: {ident}",
                 f"        uses: {GRADER_ACTION}", "        with:",
-                f"          test-name: {q(name)}", f"          command: {q(f'make test L={n}')}",
+                f"          test-name: {q(name)}", f"          command: {q(command)}",
                 "          timeout: 10", f"          max-score: {weight:g}"]
     out += ["      - name: Autograding Reporter", f"        uses: {REPORTER_ACTION}",
             "        env:"]
@@ -179,7 +185,8 @@ def solution_fingerprints():
     be as plain as a loop header that any code shares; three in a row are
     the solution's own, and a leak would carry them."""
     shared = normalised("".join(open(os.path.join(ROOT, p), encoding="utf-8").read()
-                                for p in git_files(["skeleton", "tests"])))
+                                for p in git_files(["skeleton", "tests"])
+                                if p.endswith((".c", ".h", ".cu", ".cuh", ".cc", ".cpp"))))
     prints = set()
     for p in git_files(["solution/src"]):
         region, inside = [], False
@@ -281,12 +288,12 @@ def check_classroom(path):
         steps = job.get("steps", [])
         if "runs-on" not in job or not steps:
             problems.append("the job has no runs-on or no steps")
-        want = {f"lesson-{n}": (w, f"make test L={n}") for n, w, _ in lessons()}
+        want = {ident: (w, command) for ident, w, _, command in lessons()}
         graders = [st for st in steps if str(st.get("uses", "")).startswith(GRADER_ACTION)]
         got = {st.get("id"): (st.get("with", {}).get("max-score"),
                               st.get("with", {}).get("command")) for st in graders}
         if got != want:
-            problems.append(f"graded tests {got}, expected one per lesson: {want}")
+            problems.append(f"graded tests {got}, expected one per section of weights.tsv: {want}")
         for st in graders:
             for key in ("test-name", "command"):
                 if not st.get("with", {}).get(key):
