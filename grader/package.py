@@ -634,11 +634,9 @@ def check_prairielearn(out):
             else:
                 with open(os.path.join(g, "student", "notes.txt"), "w") as f:
                     f.write("not a lesson file\n")
-            # (stretched timeouts and an hour: what is tested is the
-            # contract, and a busy machine must not make the solution lose
-            # a test or run out of time)
-            env = dict(os.environ, PL_GRADE_ROOT=g, PL_WORK=work, PL_TIMEOUT="3600",
-                       GRADE_TIMEOUT_SCALE=os.environ.get("GRADE_TIMEOUT_SCALE", "3"))
+            # (an hour: what is tested is the contract, and a busy machine
+            # must not make the solution run out of time)
+            env = dict(os.environ, PL_GRADE_ROOT=g, PL_WORK=work, PL_TIMEOUT="3600")
             r = subprocess.run(["bash", os.path.join(g, "tests", "run.sh")], env=env,
                                capture_output=True, text=True)
             res_path = os.path.join(g, "results", "results.json")

@@ -10,10 +10,11 @@
 # (`make grade-all RUNNER=slurm WAIT=1`), and compares the two gradebooks
 # row by row.  The folder holds the solution, the skeleton (under a name
 # that is not UTF-8) and an upload with no copy of skeleton/ in it: three
-# entries, since a grade takes about a minute of two cores.  The timeouts
-# are stretched (GRADE_TIMEOUT_SCALE=4, GRADE_TIMEOUT=3600) for both, so
-# that a busy machine cannot make one grade differ from the other by a
-# test that timed out.
+# entries.  What is tested is the way through Slurm, not the grading
+# (make check grades in full elsewhere), so both runs grade lesson 1 alone
+# (GRADE_LESSONS=1, which sbatch passes on with the rest of the
+# environment): seconds a grade instead of minutes.  The overall limit is
+# an hour (GRADE_TIMEOUT=3600) for both: a busy machine must not stop one.
 # Prints "ok - ..." / "not ok - ..." per check, then "N passed, N failed".
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -118,7 +119,7 @@ cp -R skeleton "$subs/"$'skeleton-\xe9'           # Latin-1: not UTF-8
 echo "only notes" >"$subs/empty upload/notes/readme.txt"
 
 # --- the same folder, graded here and on Slurm ---------------------------------
-export GRADE_TIMEOUT_SCALE=4 GRADE_TIMEOUT=3600
+export GRADE_TIMEOUT=3600 GRADE_LESSONS=1
 t0=$SECONDS
 make -s grade-all SUBMISSIONS="$subs" GRADE_ALL_OUT="$work/local" JOBS="$cpus" >"$work/local.log" 2>&1
 rc=$? local_s=$((SECONDS - t0))
@@ -163,7 +164,8 @@ if here != there:
 by = {r[0]: r for r in here[1:]}
 total, top, status = here[0].index("total"), here[0].index("max"), here[0].index("status")
 checks = [("solution", lambda r: r[status] == "graded" and r[total] == r[top]),
-          ("skeleton-\\xe9", lambda r: r[status] == "graded" and float(r[total]) == 0),
+          # (the given code alone passes a few tests: argument checks, empty arrays)
+          ("skeleton-\\xe9", lambda r: r[status] == "graded" and float(r[total]) < 0.05 * float(r[top])),
           ("empty upload", lambda r: r[status].startswith("error: no copy of skeleton/"))]
 for name, good in checks:
     if name not in by or not good(by[name]):
@@ -172,7 +174,7 @@ if len(by) != 3:
     print(f"{len(by)} rows, expected 3")
 EOF
 )
-[ -z "$why" ] && ok "the two gradebooks are identical: solution full, skeleton 0, the empty upload an error row" ||
+[ -z "$why" ] && ok "the two gradebooks are identical: solution full, skeleton under 5%, the empty upload an error row" ||
     not_ok "gradebooks differ or are wrong" "$why"
 
 finish
