@@ -21,9 +21,9 @@
 # at a time on this 2-core machine, the solution's among them: a correct
 # lesson must keep full marks however busy the machine is (the limits are
 # CPU time, which a shared machine does not stretch).  The seconds each
-# grade took are printed, never judged.  Then a grade stopped by its
-# overall time limit (GRADE_TIMEOUT), and batch grading (grade-all.sh)
-# of a nested and of a broken submission.  SELFTEST_ONLY="name ..." grades
+# grade took are printed, never judged.  Beside them, batch grading
+# (grade-all.sh) of a nested and of a broken submission; then a grade
+# stopped by its overall time limit (GRADE_TIMEOUT).  SELFTEST_ONLY="name ..." grades
 # those submissions alone (for authors).  Prints "ok - NAME" or "not ok -
 # NAME: why" per case, then the line "N passed, N failed".
 set -uo pipefail
@@ -143,7 +143,22 @@ for dir in grader/selftest/submissions/*/; do
     fi
     cases+=("$name")
 done
+# Batch grading: a good submission nested in an upload folder, and one
+# with no copy of skeleton/ at all; the gradebook must have both rows.
+# (What is tested is finding and listing the submissions: the nested
+# solution is graded on lesson 1 alone, GRADE_LESSONS=1; it runs beside
+# the grades above, as one of them.)
+batch() {
+    mkdir -p "$work/batch/ann/upload" "$work/batch/bob"
+    cp -R "$root/solution" "$work/batch/ann/upload/tree"
+    echo "not a submission" >"$work/batch/bob/notes.txt"
+    GRADE_LESSONS=1 bash grader/grade-all.sh "$work/batch" "$work/batch-out" 2 >"$work/batch.log" 2>&1
+}
 running=0
+if wanted batch; then
+    batch &
+    running=1
+fi
 for name in "${cases[@]}"; do
     [ -e "$work/$name.status" ] && continue
     only=""
@@ -158,13 +173,7 @@ for name in "${cases[@]}"; do
 done
 wait
 
-# Batch grading: a good submission nested in an upload folder, and one
-# with no copy of skeleton/ at all; the gradebook must have both rows.
 if wanted batch; then
-mkdir -p "$work/batch/ann/upload" "$work/batch/bob"
-cp -R "$root/solution" "$work/batch/ann/upload/tree"
-echo "not a submission" >"$work/batch/bob/notes.txt"
-bash grader/grade-all.sh "$work/batch" "$work/batch-out" 2 >"$work/batch.log" 2>&1
 batch_why=$(python3 - "$work/batch-out/gradebook.csv" <<'EOF2'
 import csv, sys
 rows = {r["submission"]: r for r in csv.DictReader(open(sys.argv[1]))}
@@ -175,7 +184,6 @@ elif not bob or not bob["status"].startswith("error"):
     print(f"bob (no src/) should be an error row: {bob}")
 EOF2
 )
-
 fi
 
 passed=0 failed=0
