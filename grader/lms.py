@@ -71,20 +71,26 @@ def shown(raw):
     return "".join(out)
 
 
-def read_weights(path):
-    """[(lesson, weight)] in the order of weights.tsv: lessons by number,
-    and "integration", the whole tree's section (other lines, such as
-    visibility and output, are settings, not sections)."""
+def read_sections(path):
+    """[(section, weight, title)] in the order of weights.tsv: lessons by
+    number, and "integration", the whole tree's section (other lines, such
+    as visibility and output, are settings, not sections)."""
     rows = []
     with open(path, encoding="utf-8") as f:
         for line in f:
             if line.strip() and not line.startswith("#"):
                 parts = line.rstrip("\n").split("\t")
+                title = parts[2] if len(parts) > 2 else ""
                 if parts[0].isdigit():
-                    rows.append((int(parts[0]), float(parts[1])))
+                    rows.append((int(parts[0]), float(parts[1]), title))
                 elif parts[0] == "integration":
-                    rows.append(("integration", float(parts[1])))
+                    rows.append(("integration", float(parts[1]), title))
     return rows
+
+
+def read_weights(path):
+    """[(section, weight)] of weights.tsv (read_sections without titles)."""
+    return [(key, weight) for key, weight, _ in read_sections(path)]
 
 
 def lesson_of(test_name):

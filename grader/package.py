@@ -50,6 +50,8 @@ import threading
 import uuid
 import zipfile
 
+import lms   # grader/lms.py: weights.tsv's sections
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PREFIX = "ndarray-workbook"
 
@@ -99,21 +101,18 @@ def built_site():
 
 
 def lessons():
-    """[(id, weight, title, command)] of the graded sections in
-    grader/weights.tsv: lesson N (its public tests, `make test L=N`) and
-    the integration section (every public test on the whole tree, `make
-    test`).  The other lines of weights.tsv are settings, not sections."""
+    """[(id, weight, title, command)] of the graded sections of
+    grader/weights.tsv (lms.read_sections): lesson N (its public tests,
+    `make test L=N`) and, when it carries points, the integration section
+    (every public test on the whole tree, `make test`)."""
     rows = []
-    with open(os.path.join(ROOT, "grader", "weights.tsv"), encoding="utf-8") as f:
-        for line in f:
-            if line.strip() and not line.startswith("#"):
-                key, w, title = line.rstrip("\n").split("\t")[:3]
-                if key.isdigit():
-                    rows.append((f"lesson-{int(key)}", float(w), f"Lesson {int(key)}: {title}",
-                                 f"make test L={int(key)}"))
-                elif key == "integration" and float(w) > 0:
-                    rows.append(("integration", float(w), "Integration: every public test on the whole tree",
-                                 "make test"))
+    for key, w, title in lms.read_sections(os.path.join(ROOT, "grader", "weights.tsv")):
+        if key == "integration":
+            if w > 0:
+                rows.append(("integration", w, "Integration: every public test on the whole tree",
+                             "make test"))
+        else:
+            rows.append((f"lesson-{key}", w, f"Lesson {key}: {title}", f"make test L={key}"))
     return rows
 
 
