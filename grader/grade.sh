@@ -353,6 +353,30 @@ object_check() {
     [ -n "$bad" ] && echo "${bad%, }"
 }
 
+# The skeleton's lesson objects (the symbols each lesson file must
+# define), compiled once per machine, outside the sandbox: the grader's own
+# files.
+skeleton_objs() {
+    local dir="$root/build/grader/skeleton-$cuda_mode" f
+    (
+        flock 9
+        if [ ! -e "$dir/.done" ] || [ -n "$(find "$root/skeleton/src" "$root/skeleton/include" \
+                "$root/grader/emu/include" "$root/grader/emu/cu2cpp.py" -newer "$dir/.done" |
+                head -n 1)" ]; then
+            rm -rf "$dir" && mkdir -p "$dir" || exit 1
+            for f in "$base/src/"[0-9][0-9]_*.c "$base/src/"[0-9][0-9]_*.cu; do
+                case $f in
+                *.cu) compile_cu "$f" "$dir/$(basename "$f").o" -O2 ;;
+                *) "$CC" "${STUDENT_FLAGS[@]}" -O2 -I"$base/include" -c "$f" \
+                       -o "$dir/$(basename "$f").o" ;;
+                esac || exit 1
+            done
+            touch "$dir/.done"
+        fi
+    ) 9>"$root/build/grader/skeleton-$cuda_mode.lock" || return 1
+    rm -rf "$kit/skeleton" && cp -R "$dir" "$kit/skeleton"
+}
+
 check_lesson() {   # FILE: 0 if the submission's version is accepted
     local f=$1 name lesson cand cu=false
     name=$(basename "$f")
@@ -373,18 +397,18 @@ check_lesson() {   # FILE: 0 if the submission's version is accepted
         note "$lesson" rejected "src/$name is $(awk -v b="$size" 'BEGIN { printf "%.1f MB", b / 1048576 }'); a lesson file may be at most 1 MB"
         return 1
     fi
-    rm -rf "$scratch/cand" "$scratch/skel" "$scratch/cand".*
-    mkdir -p "$scratch/cand/src" "$scratch/skel"
-    cp "$cand" "$scratch/cand/src/$name"
-    cp "$base/src/"*.h "$scratch/cand/src/"
-    local obj="$name.o" err="$scratch/cand.err" st="$scratch/cand.status" deps
+    local cdir="$scratch/cand-$name"
+    rm -rf "$cdir" && mkdir -p "$cdir/src"
+    cp "$cand" "$cdir/src/$name"
+    cp "$base/src/"*.h "$cdir/src/"
+    local obj="$name.o" err="$cdir.err" st="$cdir.status" deps
     # Compiled in the sandbox, in the candidate's folder, by relative
     # paths: the messages name src/NAME, and nothing of the grader's is in
     # view but the API's headers (and the emulator's).
-    SBX=(in_sandbox "$st" "${COMPILE_LIMITS[@]}" --rw "$scratch/cand" --cwd "$scratch/cand"
+    SBX=(in_sandbox "$st" "${COMPILE_LIMITS[@]}" --rw "$cdir" --cwd "$cdir"
          --ro "$base/include" --ro "$kit/emu" --)
     if $cu; then
-        if ! (cd "$scratch/cand" && compile_cu "src/$name" "$obj" -O2 -MMD -MF "$name.d") 2>"$err"; then
+        if ! (cd "$cdir" && compile_cu "src/$name" "$obj" -O2 -MMD -MF "$name.d") 2>"$err"; then
             SBX=()
             note "$lesson" "compile error" "$(compile_failure "$name" "$st" "$err")"
             return 1
@@ -398,8 +422,8 @@ check_lesson() {   # FILE: 0 if the submission's version is accepted
         fi
     fi
     SBX=()
-    obj="$scratch/cand/$obj"
-    deps=$(cat "$scratch/cand/$name.d" 2>/dev/null)
+    obj="$cdir/$obj"
+    deps=$(cat "$cdir/$name.d" 2>/dev/null)
     # Headers: only the API and the framework's (no reaching into the
     # grader); the emulator's CUDA headers for a .cu file.
     local bad
@@ -416,12 +440,7 @@ check_lesson() {   # FILE: 0 if the submission's version is accepted
         note "$lesson" rejected "src/$name holds what could run code by itself, or that a lesson file has no use for: $bad (constructors, destructors, ifunc resolvers and sections of one's own are not allowed)"
         return 1
     fi
-    local skel="$scratch/skel/$name.o"
-    if $cu; then
-        compile_cu "$f" "$skel" -O2 || die "the skeleton's $name does not build"
-    else
-        "$CC" "${STUDENT_FLAGS[@]}" -O2 -I"$base/include" -c "$f" -o "$skel"
-    fi
+    local skel="$kit/skeleton/$name.o"
     local extra missing
     extra=$(comm -23 <(strong "$obj") <(strong "$skel"))
     if [ -n "$extra" ]; then
@@ -450,7 +469,7 @@ check_lesson() {   # FILE: 0 if the submission's version is accepted
     fi
     # With a GPU, the file must also build with nvcc (CUDA-only errors).
     if $cu && [ "$cuda_mode" = gpu ] && ! in_sandbox "$st" "${COMPILE_LIMITS[@]}" "${GPU_VIEW[@]}" \
-            --rw "$scratch/cand" --cwd "$scratch/cand" --ro "$base/include" -- \
+            --rw "$cdir" --cwd "$cdir" --ro "$base/include" -- \
             "$nvcc" "${nvcc_normal[@]}" -I"$base/include" -c "src/$name" -o "$name.gpu.o" 2>"$err"; then
         note "$lesson" "compile error" "$(compile_failure "$name" "$st" "$err" nvcc)"
         return 1
@@ -458,7 +477,7 @@ check_lesson() {   # FILE: 0 if the submission's version is accepted
     # the plain build reuses this object (same compiler, flags and source)
     mkdir -p "$scratch/prebuilt"
     if ! $cu || [ "$cuda_mode" = emu ]; then cp "$obj" "$scratch/prebuilt/$name.o"
-    else cp "$scratch/cand/$name.gpu.o" "$scratch/prebuilt/$name.o"; fi
+    else cp "$cdir/$name.gpu.o" "$scratch/prebuilt/$name.o"; fi
     if grep -qiE 'warning' "$err"; then
         note "$lesson" warnings "src/$name compiles with warnings: $(grep -E "^src/$name:[0-9]+" "$err" | grep -m2 -i warning | cut -c1-300 | tr '\n' ' ')"
     fi
@@ -468,20 +487,34 @@ check_lesson() {   # FILE: 0 if the submission's version is accepted
 # GRADE_LESSONS="3 5" grades those lessons only: the other files are not
 # even looked at (the solution's stand in), and there is no integration run.
 only=" ${GRADE_LESSONS:-} "
-rejected=() theirs=" "   # the lesson files taken from the submission
+skeleton_objs || die "the skeleton's lesson files do not build"
+# The lesson files are checked two at a time (they are compiles), each
+# check's notes apart, gathered in lesson order.
+checks=()
 for f in "$base/src/"[0-9][0-9]_*.c "$base/src/"[0-9][0-9]_*.cu; do
     [ -e "$f" ] || continue
     name=$(basename "$f")
     if [ -n "${GRADE_LESSONS:-}" ] && [[ $only != *" $((10#${name%%_*})) "* ]]; then
         cp "$root/solution/src/$name" "$f"
-    elif check_lesson "$f"; then
-        cp "$scratch/cand/src/$name" "$f"
-        theirs+="$name "
-    else
-        rejected+=(-R "$((10#${name%%_*}))")
-        [ -f "$root/solution/src/$name" ] &&
-            cp "$root/solution/src/$name" "$f"   # stands in for the other lessons' tests
+        continue
     fi
+    while [ "$(jobs -rp | wc -l)" -ge 2 ]; do wait -n; done
+    (notes="$scratch/notes-$name"; check_lesson "$f"; echo $? >"$scratch/check-$name") &
+    checks+=("$f")
+done
+wait
+rejected=() theirs=" "   # the lesson files taken from the submission
+for f in "${checks[@]}"; do
+    name=$(basename "$f")
+    [ -f "$scratch/notes-$name" ] && cat "$scratch/notes-$name" >>"$notes"
+    case $(cat "$scratch/check-$name" 2>/dev/null) in
+    0)  cp "$scratch/cand-$name/src/$name" "$f"
+        theirs+="$name " ;;
+    1)  rejected+=(-R "$((10#${name%%_*}))")
+        [ -f "$root/solution/src/$name" ] &&
+            cp "$root/solution/src/$name" "$f" ;;  # stands in for the other lessons' tests
+    *)  die "checking src/$name failed" ;;
+    esac
 done
 
 # compile VARIANT SRC OBJ FLAGS...: one file of a tree, as the grader

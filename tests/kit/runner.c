@@ -119,6 +119,7 @@ void k_set_limits(k_case *cases, int n, const char *times_path, double factor, d
         double solution = atof(tab + 1);
         for (int i = 0; i < n; i++)
             if (strcmp(cases[i].name, line) == 0) {
+                cases[i].expected = solution;
                 if (solution * factor > floor)
                     cases[i].limit = solution * factor;
                 if (3 * solution > floor / 4)
@@ -670,6 +671,16 @@ static void start(k_plan *p, slot *s, k_case *c, int index)
     s->fd = fd[0];
 }
 
+/* Longest first (then in declaration order): a long case started last
+ * would leave the other workers idle while it runs alone. */
+static const k_case *order_base;
+static int by_expected(const void *a, const void *b)
+{
+    int i = *(const int *)a, j = *(const int *)b;
+    double ei = order_base[i].expected, ej = order_base[j].expected;
+    return ei > ej ? -1 : ei < ej ? 1 : (i > j) - (i < j);
+}
+
 void k_run_plan(k_plan *p)
 {
     int jobs = p->jobs > 0 ? p->jobs : 1, next = 0, done = 0, total = 0;
@@ -679,13 +690,18 @@ void k_run_plan(k_plan *p)
         else
             p->cases[i].result = K_SKIPPED;
     slot *slots = calloc((size_t)jobs, sizeof *slots);
-    if (slots == NULL)
+    int *order = malloc((size_t)(p->n > 0 ? p->n : 1) * sizeof *order);
+    if (slots == NULL || order == NULL)
         exit(2);
+    for (int i = 0; i < p->n; i++)
+        order[i] = i;
+    order_base = p->cases;
+    qsort(order, (size_t)p->n, sizeof *order, by_expected);
     int running = 0;
     double timed_out = 0;
     for (;;) {
         while (running < jobs && next < p->n) {
-            k_case *c = &p->cases[next];
+            k_case *c = &p->cases[order[next]];
             if (c->skip) {
                 next++;
                 continue;
@@ -695,7 +711,7 @@ void k_run_plan(k_plan *p)
                 c->limit = c->short_limit;
             for (int j = 0; j < jobs; j++)
                 if (slots[j].c == NULL) {
-                    start(p, &slots[j], c, next);
+                    start(p, &slots[j], c, order[next]);
                     running++;
                     if (p->progress)
                         p->progress(c, done, total, true);
@@ -780,4 +796,5 @@ void k_run_plan(k_plan *p)
         }
     }
     free(slots);
+    free(order);
 }

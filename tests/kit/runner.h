@@ -30,6 +30,8 @@ typedef struct k_case {
     double points;
     double limit;          /* CPU seconds */
     double short_limit;    /* ... once timeouts have used the plan's budget */
+    double expected;       /* the solution's CPU seconds (0: not known); the
+                              plan starts the longest cases first */
     bool skip;             /* not run (result K_SKIPPED, msg says why) */
     /* the outcome */
     k_result result;
