@@ -161,22 +161,30 @@ static nd_status gather_cpu(const nd_array *a, float *dst)
         dst[0] = src[0];
         return ND_OK;
     }
-    /* The iterator walks the outer axes, and the last axis is a tight
-     * loop, or one memcpy when its elements are contiguous. */
-    int outer = l.ndim - 1;
+    /* The iterator walks the outer axes but the one before the last; that
+     * axis and the last are two loops, the last a tight one, or one memcpy
+     * when its elements are contiguous.  (The iterator for every run costs
+     * as much as a memcpy of a short run: a (0,2,1,3) permute of runs of
+     * 63 floats ran 20% slower so.) */
+    int outer = l.ndim - 1, walked = outer > 0 ? outer - 1 : 0;
     int64_t run = l.shape[outer], step = l.strides[outer];
+    int64_t rows = outer > 0 ? l.shape[outer - 1] : 1;
+    int64_t row_step = outer > 0 ? l.strides[outer - 1] : 0;
     nd_iter it;
-    if ((s = nd_iter_init(&it, outer, l.shape)) != ND_OK)
+    if ((s = nd_iter_init(&it, walked, l.shape)) != ND_OK)
         return s;
     while (nd_iter_next(&it)) {
-        const float *row = src + row_offset(it.index, l.strides, outer);
-        if (step == 1) {
-            memcpy(dst, row, (size_t)run * sizeof(float));
-        } else {
-            for (int64_t j = 0; j < run; j++)
-                dst[j] = row[j * step];
+        const float *first = src + row_offset(it.index, l.strides, walked);
+        for (int64_t r = 0; r < rows; r++) {
+            const float *row = first + r * row_step;
+            if (step == 1) {
+                memcpy(dst, row, (size_t)run * sizeof(float));
+            } else {
+                for (int64_t j = 0; j < run; j++)
+                    dst[j] = row[j * step];
+            }
+            dst += run;
         }
-        dst += run;
     }
     return ND_OK;
     //@ stub
