@@ -263,6 +263,9 @@ static void compact_transpose_edges(k_ctx *k)
         { 300, 17, false, 1 }, { 17, 300, false, 1 }, { 257, 513, false, 1 },
         { 1, 700, false, 1 },  { 700, 2, true, 1 },   { 33, 271, true, 3 },
         { 16, 16, false, 2 },  { 255, 257, true, 1 },
+        /* more rows than a band of step 4 (STREAM_BAND), rows off line
+         * boundaries: one whole block along a row, and two */
+        { 20, 1100, false, 2 }, { 40, 1030, false, 1 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int64_t r = cases[i].rows, n = cases[i].cols, b = cases[i].batch;
