@@ -357,8 +357,10 @@ static void large_reduce_and_batch_views(k_ctx *k)
     "gid, then gid + gridDim.x * blockDim.x: neighbouring threads of a warp touch " \
     "neighbouring elements of a compact array, 32 floats in 4 sectors"
 
-/* A transposed view gathered into a new compact array: the reads are
- * strided, the writes must coalesce. */
+/* A transposed view with a gap between its columns gathered into a new
+ * compact array (not a permutation of compact memory, which lesson 7's
+ * kernels move): compact_kernel's reads are strided, its writes must
+ * coalesce. */
 static void compact_stores_coalesce(k_ctx *k)
 {
     static const k_perf rules[] = {
@@ -367,8 +369,8 @@ static void compact_stores_coalesce(k_ctx *k)
           "elements of dst" },
     };
     k_call c = k_new(k, K_COMPACT);
-    k_arg(&c, k_strided(k, &c, 96 * 80, 2, (int64_t[]){ 96, 80 }, (int64_t[]){ 1, 96 }, 0,
-                        K_DISTINCT));
+    k_arg(&c, k_strided(k, &c, 79 * 194 + 96, 2, (int64_t[]){ 96, 80 }, (int64_t[]){ 1, 194 },
+                        0, K_DISTINCT));
     k_check_perf(k, &c, rules, 1, NULL);
 }
 
