@@ -315,7 +315,11 @@ libsyms() {
 {
     cat "$scratch/allowed-uses"
     libsyms libstdc++.so.6 libgcc_s.so.1
-    [ -s "$kit/emu-normal/emu.o" ] && defined "$kit/emu-normal/emu.o"
+    # the emulator's runtime, but not its counters: the profile API
+    # (ndemu_profile.h) and the instrumentation's callbacks, which only the
+    # grader's code and the instrumented build may call
+    [ -s "$kit/emu-normal/emu.o" ] && defined "$kit/emu-normal/emu.o" |
+        grep -vE '^(__tsan_|ndemu_(profile|launch|model|gpu)_?)'
     echo __gxx_personality_v0
 } | sort -u >"$scratch/allowed-uses-cu"
 # What a .cu file's weak symbols must not replace: anything else linked.
@@ -620,6 +624,96 @@ SAN_LINK=()
 if ! build normal -O2; then
     cat "$scratch/normal/build.log" "$scratch/solution-build.log" >&2 2>/dev/null
     die "the grader's own build failed (see above)"
+fi
+# The performance tests' executors (K_PROFILED tests: lessons 6 and 7):
+# exec-N-profile and exec-all-profile, the plain build's executors with
+# every .cu file built for the emulator with its instrumentation
+# (grader/emu/README.md, "Profiling"), whether a GPU runs the other tests
+# or not: the counts are exact and the same on every machine.  Only these
+# executors are instrumented; every other test runs on the plain ones.
+# The flags are profile.mk's PROF_INST (keep them the same).
+PROF_FLAGS=(-gdwarf-4 -O2 -fsanitize=thread --param=tsan-instrument-func-entry-exit=0
+            -fno-tree-sra -DNDEMU_INSTRUMENTED)
+profiled_solution() {   # the solution's .cu files, instrumented, once per machine
+    local dir="$root/build/grader/solution-profile" f
+    (
+        flock 9
+        if [ ! -e "$dir/.done" ] || [ -n "$(find "$root/solution/src" "$root/skeleton/include" \
+                "$root/grader/emu/include" -newer "$dir/.done" | head -n 1)" ]; then
+            rm -rf "$dir" && mkdir -p "$dir/src" "$dir/tree" || exit 1
+            cp -R "$root/skeleton/include" "$dir/tree/" && cp "$root/skeleton/src/"*.h "$dir/src/"
+            for f in "$root/solution/src/"[0-9][0-9]_*.cu; do
+                cp "$f" "$dir/src/"
+                (cd "$dir" && base="$dir/tree" compile_cu "src/$(basename "$f")" \
+                    "$dir/$(basename "$f").o" "${PROF_FLAGS[@]}") || exit 1
+            done
+            touch "$dir/.done"
+        fi
+    ) 9>"$root/build/grader/solution-profile.lock" 2>>"$scratch/solution-build.log"
+    rm -rf "$kit/solution-profile"
+    cp -R "$dir" "$kit/solution-profile"
+}
+build_profiled() {
+    local dir="$scratch/normal" f name o l objs
+    [ -s "$kit/emu-normal/emu.o" ] || { echo "grade: the emulator is not built" >>"$dir/build.log"; return 1; }
+    profiled_solution || return 1
+    cp "$scratch/device.o" "$scratch/prebuilt/device.emu.o"
+    cp "$scratch/array.o" "$scratch/prebuilt/array.emu.o"
+    mkdir -p "$dir/profile"
+    # objs[name]: what each lesson file is in these executors; the
+    # submission's .cu files compiled again, instrumented, in the sandbox
+    local -A theirs_obj=()
+    SBX=(in_sandbox "$dir/compile.status" "${BUILD_LIMITS[@]}" --ro "$base" --ro "$kit/emu"
+         --rw "$dir" --cwd "$base" --)
+    for f in "$base/src/"[0-9][0-9]_*.c "$base/src/"[0-9][0-9]_*.cu; do
+        [ -e "$f" ] || continue
+        name=$(basename "$f")
+        [[ $theirs == *" $name "* ]] || continue
+        case $name in
+        *.cu) o="$dir/profile/$name.o"
+              if ! (cd "$base" && compile_cu "src/$name" "$o" "${PROF_FLAGS[@]}") 2>>"$dir/build.log"; then
+                  echo "grade: compiling src/$name (instrumented): $(cut -f4 "$dir/compile.status" 2>/dev/null)" >>"$dir/build.log"
+                  SBX=()
+                  return 1
+              fi ;;
+        *) o="$scratch/prebuilt/$name.o"
+           [ -s "$o" ] || o="$dir/obj/$name.o" ;;
+        esac
+        theirs_obj[$name]=$o
+    done
+    SBX=()
+    local rest=("$kit/normal/grader_executor.o" "$kit/normal/grader_sandbox.o"
+                "$kit/normal/tests_kit_wire.o" "$kit/normal/tests_kit_exec.o"
+                "$kit/normal/tests_kit_stack.o" "$scratch/prebuilt/array.emu.o"
+                "$scratch/prebuilt/device.emu.o" "$kit/emu-normal/emu.o")
+    # one executor: lesson L's file from the submission (all: every file
+    # taken from it), the solution's others
+    for l in 6 7 all; do
+        [ "$l" = all ] && [ -n "${GRADE_LESSONS:-}" ] && continue
+        [ "$l" != all ] && [ -n "${GRADE_LESSONS:-}" ] && [[ $only != *" $l "* ]] && continue
+        objs=()
+        for f in "$base/src/"[0-9][0-9]_*.c "$base/src/"[0-9][0-9]_*.cu; do
+            [ -e "$f" ] || continue
+            name=$(basename "$f")
+            if [ -n "${theirs_obj[$name]:-}" ] && { [ "$l" = all ] || [ "$((10#${name%%_*}))" = "$l" ]; }; then
+                objs+=("${theirs_obj[$name]}")
+            elif [[ $name == *.cu ]]; then
+                objs+=("$kit/solution-profile/$name.o")
+            else
+                objs+=("$kit/solution-normal/$name.o")
+            fi
+        done
+        in_sandbox "$dir/link.status" "${BUILD_LIMITS[@]}" --ro "$kit" --ro "$scratch/prebuilt" \
+            --rw "$dir" --cwd "$dir" -- "$CXX" "${objs[@]}" "${rest[@]}" -lm \
+            -o "$dir/exec-$l-profile" 2>>"$dir/build.log" || {
+            echo "grade: linking exec-$l-profile: $(cut -f4 "$dir/link.status" 2>/dev/null)" >>"$dir/build.log"
+            return 1
+        }
+    done
+}
+if ! build_profiled; then
+    cat "$scratch/normal/build.log" "$scratch/solution-build.log" >&2 2>/dev/null
+    die "the grader's own instrumented build (the performance tests) failed (see above)"
 fi
 lessons=()
 for l in ${GRADE_LESSONS:-}; do lessons+=(-l "$l"); done

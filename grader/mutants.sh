@@ -10,6 +10,11 @@
 # only (GRADE_LESSONS=NN: the other lessons are the solution's), and is
 # caught when lesson NN loses points.  Prints "ok - caught NAME: the first
 # failing test" or "not ok - NAME: missed", then "N passed, N failed".
+#
+# A mutant that is correct but slow (the performance tests of lessons 6
+# and 7) says, in its first lines, exactly what it must lose:
+#   # lost: TEST[cuda] ...       the tests of lesson NN that fail, no other
+#   # message: TEXT              words each of their messages must hold
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 2
@@ -31,9 +36,16 @@ one() {   # PATCH: grade it, print one result line
         return
     fi
     GRADE_LESSONS=$lesson bash grader/grade.sh "$tree" "$out" >>"$work/$name.log" 2>&1
-    python3 - "$out/results.json" "$lesson" "$name" <<'PY'
-import json, sys
-path, lesson, name = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    python3 - "$out/results.json" "$lesson" "$name" "$p" <<'PY'
+import json, re, sys
+path, lesson, name, patch = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+head = []
+for line in open(patch):
+    if not line.startswith("#"):
+        break
+    head.append(line[1:].strip())
+want_lost = [w for h in head if h.startswith("lost:") for w in h[5:].split()]
+want_msg = [h[8:].strip() for h in head if h.startswith("message:")]
 try:
     res = json.load(open(path))
 except (OSError, ValueError):
@@ -43,6 +55,16 @@ mine = [t for t in res["tests"] if t["name"].startswith(f"lesson {lesson}:")]
 lost = [t for t in mine if t["score"] < t["max_score"]]
 if not mine:
     print(f"not ok - {name}: lesson {lesson} has no hidden tests")
+elif lost and want_lost:
+    names = sorted(re.sub(r"^lesson \d+: ", "", t["name"]).split(" (")[0] for t in lost)
+    bad = [t for t in lost for m in want_msg if m not in t["output"]]
+    if names != sorted(want_lost):
+        print(f"not ok - {name}: lost {' '.join(names)}, expected exactly {' '.join(want_lost)}")
+    elif bad:
+        print(f"not ok - {name}: {bad[0]['name']}'s message lacks {want_msg[0]!r}")
+    else:
+        first = lost[0]["output"].split("\n")[0][:160]
+        print(f"ok - caught {name}, exactly as expected: {lost[0]['name']}: {first}")
 elif lost:
     first = lost[0]["output"].split("\n")[0][:160]
     print(f"ok - caught {name}: {lost[0]['name']}: {first}")

@@ -14,7 +14,10 @@
  * EXECDIR/exec-N holds lesson N's file from the submission and every other
  * lesson's from the solution, so a bug costs points in its own lesson only;
  * with -i (the integration section) every test runs on EXECDIR/exec-all,
- * the submission's whole tree.  Each executor starts in the sandbox
+ * the submission's whole tree.  The performance tests (K_PROFILED) run on
+ * EXECDIR/exec-N-profile (exec-all-profile), the same programs with their
+ * CUDA code built with the emulator's instrumentation, GPU or not: they
+ * send the emulator's counters, which are judged here.  Each executor starts in the sandbox
  * (grader/sandbox.c, in the mode SB_MODE names, as grade.sh found it):
  * unprivileged, seeing its own folder and a private /tmp, with its CPU
  * limit, and it locks itself down with the sandbox's seccomp filter before
@@ -62,11 +65,15 @@ static const k_suite *const suites[] = { &hidden_01, &hidden_02, &hidden_03, &hi
 
 static char execdir[4096];
 static bool integration;
-static char exec_paths[9][4200];
+static char exec_paths[9][4200], profiled_paths[9][4200];
 
+/* A K_PROFILED test runs on the executor whose CUDA code is built with the
+ * emulator's instrumentation (EXECDIR/exec-N-profile, exec-all-profile);
+ * every other test on the plain one. */
 static const char *executor_for(const k_case *c)
 {
-    return exec_paths[integration ? 8 : c->lesson];
+    int i = integration ? 8 : c->lesson;
+    return c->test->where & K_PROFILED ? profiled_paths[i] : exec_paths[i];
 }
 
 /* ---------------------------------------------------------------------- */
@@ -224,9 +231,12 @@ int main(int argc, char **argv)
         usage();
     k_launch = sandboxed;
     k_reap = sandbox_reap;
-    for (int l = 1; l <= 7; l++)
+    for (int l = 1; l <= 7; l++) {
         snprintf(exec_paths[l], sizeof exec_paths[l], "%s/exec-%d", execdir, l);
+        snprintf(profiled_paths[l], sizeof profiled_paths[l], "%s/exec-%d-profile", execdir, l);
+    }
     snprintf(exec_paths[8], sizeof exec_paths[8], "%s/exec-all", execdir);
+    snprintf(profiled_paths[8], sizeof profiled_paths[8], "%s/exec-all-profile", execdir);
 
     char cuda_name[800];
     bool cuda_ok = k_probe_cuda(exec_paths[integration ? 8 : 6], cuda_name, sizeof cuda_name);

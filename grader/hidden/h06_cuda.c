@@ -25,6 +25,11 @@
  *                       blocks (plain build only: slow on the emulator
  *                       under the sanitizers)
  *
+ *   performance         from the CUDA emulator's counters (its instrumented
+ *                       build, GPU or not): the compact kernel's stores and
+ *                       the elementwise kernel's loads and stores coalesce
+ *                       on compact arrays (whole sectors per request)
+ *
  * The [cuda] cases of the hidden tests of lessons 2-5 count for this
  * lesson too.  What the framework makes of CUDA's own errors (out of
  * device memory, a failed call) is the framework's, not the student's:
@@ -344,6 +349,53 @@ static void large_reduce_and_batch_views(k_ctx *k)
     matmul_pair(k, 2, (int64_t[]){ 1048590, 1 }, 2, (int64_t[]){ 1, 2 }, K_STEPS, GRID_HINT);
 }
 
+/* ---------------------------------------------------------------------- */
+/* Performance, on the emulator's instrumented build                      */
+/* ---------------------------------------------------------------------- */
+
+#define COALESCE_HINT "thread gid = blockIdx.x * blockDim.x + threadIdx.x handles element " \
+    "gid, then gid + gridDim.x * blockDim.x: neighbouring threads of a warp touch " \
+    "neighbouring elements of a compact array, 32 floats in 4 sectors"
+
+/* A transposed view with a gap between its columns gathered into a new
+ * compact array (not a permutation of compact memory, which lesson 7's
+ * kernels move): compact_kernel's reads are strided, its writes must
+ * coalesce. */
+static void compact_stores_coalesce(k_ctx *k)
+{
+    static const k_perf rules[] = {
+        { K_GLOBAL_STORE, 0, 96 * 80 * 4, "your compact kernel's writes to the compact result "
+          "take %g sectors per request where %g would do: a warp must write 32 neighbouring "
+          "elements of dst" },
+    };
+    k_call c = k_new(k, K_COMPACT);
+    k_arg(&c, k_strided(k, &c, 79 * 194 + 96, 2, (int64_t[]){ 96, 80 }, (int64_t[]){ 1, 194 },
+                        0, K_DISTINCT));
+    k_check_perf(k, &c, rules, 1, NULL);
+}
+
+static void ewise_coalesces(k_ctx *k)
+{
+    static const k_perf rules[] = {
+        { K_GLOBAL_LOAD, 0, 2 * 64 * 200 * 4, "your elementwise kernel's reads of compact "
+          "operands take %g sectors per request where %g would do: a warp must read 32 "
+          "neighbouring elements" },
+        { K_GLOBAL_STORE, 0, 64 * 200 * 4, "your elementwise kernel's writes to the compact "
+          "result take %g sectors per request where %g would do: a warp must write 32 "
+          "neighbouring elements" },
+    };
+    int64_t shape[] = { 64, 200 };
+    k_call c = k_new(k, K_BINARY);
+    c.code = ND_ADD;
+    k_arg(&c, k_compact(k, &c, 2, shape, K_RANDOM));
+    k_arg(&c, k_compact(k, &c, 2, shape, K_RANDOM));
+    k_check_perf(k, &c, rules, 2, NULL);
+}
+
+/* The performance tests: the instrumented executor, the plain build's
+ * result standing for the sanitizers'. */
+#define PERF (K_CUDA | K_PLAIN | K_PROFILED)
+
 static const k_test tests[] = {
     K_TEST(index_offset_exhaustive, K_HOST, 6, INDEX_HINT),
     K_TEST(index_offset_64bit, K_HOST, 3, "i, shape, strides and the offset are int64_t: keep "
@@ -362,5 +414,8 @@ static const k_test tests[] = {
     K_TEST(matmul_broadcast_batch, K_CUDA, 2, "matmul batches through offset_of"),
     K_TEST(large_views, K_CUDA | K_PLAIN, 3, GRID_HINT),
     K_TEST(large_reduce_and_batch_views, K_CUDA | K_PLAIN, 3, GRID_HINT),
+    /* performance: 6 of the lesson's 101.25 points (grader/weights.tsv) */
+    K_TEST(compact_stores_coalesce, PERF, 3, COALESCE_HINT),
+    K_TEST(ewise_coalesces, PERF, 3, COALESCE_HINT),
 };
 K_SUITE(hidden_06, 6, "06_cuda", tests);

@@ -947,6 +947,82 @@ static void check_with(k_ctx *k, const k_call *c, k_want *w, const char *hint)
                  first, hint && hint[0] ? " Hint: " : "", hint ? hint : "");
 }
 
+/* Performance: the counters the instrumented executor appended to a
+ * profiled call's raw result (exec.c), against each rule.  The executor
+ * sends counts only; every judgement and message is made here. */
+void k_check_perf(k_ctx *k, k_call *c, const k_perf *rules, int n, const char *hint)
+{
+    static const char *const kinds[] = { "global loads", "global stores", "shared loads",
+                                         "shared stores" };
+    hint = hint ? hint : k->test->hint;
+    c->profile = true;
+    k_want w = k_reference(k, c);
+    const k_res *r = k_run(k, c);
+    const char *m = compared(c, &w, r, hint);
+    if (m != NULL)
+        ck_abort_msg("%s", m);   /* a wrong answer first: its speed means nothing */
+    K_REQUIRE(w.status == ND_OK, "test setup: a performance check needs a valid call");
+    if (r->nvals != w.nvals + K_PROF_VALS)
+        wrong(c, NULL, "a malformed result: the kernels' counters are missing or the wrong "
+              "size (%d values where %d were due)", r->nvals - w.nvals, K_PROF_VALS);
+    const int64_t *p = r->vals + w.nvals;
+    K_REQUIRE(p[0] >= 0, "test setup: %s; the performance checks need the CUDA emulator's "
+              "instrumented build (the grader runs them there)",
+              p[0] == K_PROF_OFF ? "this executor's CUDA emulator is not instrumented"
+                                 : "this executor has no CUDA emulator");
+    int64_t launches = p[0];
+    for (int i = 0; i < n; i++) {
+        const k_perf *rule = &rules[i];
+        const int64_t *f = p + 1 + rule->kind * K_PROF_FIELDS;
+        int64_t req = f[0], bytes = f[2], got = rule->kind < K_SHARED_LOAD ? f[3] : f[4];
+        int64_t ideal = f[5], widths = 0;
+        for (int b = 0; b < 5; b++) {
+            K_REQUIRE(f[6 + b] >= 0, "a malformed result (its counters)");
+            widths += f[6 + b];
+        }
+        if (req < 0 || bytes < 0 || got < 0 || ideal < 0 || ideal > got || widths != req ||
+            (req == 0) != (bytes == 0))
+            wrong(c, NULL, "a malformed result: the counters of its %s do not add up",
+                  kinds[rule->kind]);
+        if (bytes < rule->min_bytes)
+            wrong(c, hint, "the CUDA emulator counted %" PRId64 " bytes of %s in its %" PRId64
+                  " kernel launch%s, where the call moves %" PRId64 ": %s.", bytes,
+                  kinds[rule->kind], launches, launches == 1 ? "" : "es", rule->min_bytes,
+                  req == 0 ? (rule->kind >= K_SHARED_LOAD ? "this kernel must move its data "
+                                                            "through a tile in shared memory"
+                              : "did the work run on the device, in a kernel?")
+                  : "every access of the kernel must be an ordinary load or store in its "
+                    "own code");
+        if (req == 0)
+            continue;   /* nothing of this kind, and none was due */
+        double measured, wanted;
+        if (rule->width > 0) {
+            int slot = rule->width >= 16 ? 4 : rule->width >= 8 ? 3 : rule->width >= 4 ? 2
+                       : rule->width >= 2 ? 1 : 0;
+            if (f[6 + slot] == req)
+                continue;
+            double sum = 0;
+            for (int b = 0; b < 5; b++)
+                sum += (double)(1 << b) * (double)f[6 + b];
+            measured = sum / (double)req;
+            wanted = rule->width;
+        } else {
+            if (got == ideal)
+                continue;
+            measured = rule->kind < K_SHARED_LOAD ? (double)got / (double)req
+                       : (double)got / (double)ideal;
+            wanted = rule->kind < K_SHARED_LOAD ? (double)ideal / (double)req : 1;
+        }
+        char what[600];
+        snprintf(what, sizeof what, rule->what, measured, wanted);
+        wrong(c, hint, "%s [the CUDA emulator's counts of its %s, %" PRId64 " kernel launch%s: "
+              "%" PRId64 " requests, %" PRId64 " %s where %" PRId64 " would do, %" PRId64
+              " bytes]", what, kinds[rule->kind], launches, launches == 1 ? "" : "es", req, got,
+              rule->kind < K_SHARED_LOAD ? "sectors" : "wavefronts", ideal, bytes);
+    }
+    k_case_end(k);
+}
+
 /* The odometer's cap: a few calls past the positions there should be. */
 static void iter_cap(k_call *c)
 {

@@ -20,8 +20,14 @@
  *   K_SIMPLIFY_PERM    out_ndim, out_shape[K_LIST], out_perm[K_LIST] (at[0]: in
  *                      place; at[1]: 1 out_shape NULL, 2 out_perm NULL)
  *   K_PERMUTE_BYTES    the version that ran (K_POISON64 if not written)
+ *
+ * A call with `profile` set is followed in r->vals by what the CUDA
+ * emulator's counters saw of the kernels it launched (profile() below):
+ * counts only, which the parent judges.
  */
 #include "kit_impl.h"
+
+#include "../../grader/emu/include/ndemu_profile.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -377,6 +383,48 @@ static void read_out(job *j)
         r->out_data.n = n;
 }
 
+/* The emulator's counters, weak: a GPU build, and the student's runner
+ * without the emulator, have none (the addresses are then NULL). */
+#pragma weak ndemu_profile_enabled
+#pragma weak ndemu_profile_reset
+#pragma weak ndemu_launch_count
+#pragma weak ndemu_launch_get
+
+/* Append K_PROF_VALS values to r->vals: the head (K_PROF_NONE: no
+ * emulator; K_PROF_OFF: not instrumented; else the number of launches
+ * recorded), then per access kind the K_PROF_FIELDS counts, summed over
+ * every launch (kit_impl.h). */
+static void profile(k_res *r)
+{
+    int64_t head = ndemu_launch_count == NULL || ndemu_launch_get == NULL ||
+                   ndemu_profile_enabled == NULL ? K_PROF_NONE
+                   : !ndemu_profile_enabled() ? K_PROF_OFF : ndemu_launch_count();
+    int64_t *v = realloc(r->vals, (size_t)(r->nvals + K_PROF_VALS) * sizeof *v);
+    if (v == NULL)
+        return;   /* the parent finds the counts missing */
+    r->vals = v;
+    v += r->nvals;
+    r->nvals += K_PROF_VALS;
+    memset(v, 0, K_PROF_VALS * sizeof *v);
+    v[0] = head;
+    for (int64_t i = 0; i < head; i++) {
+        ndemu_launch_stats s;
+        memset(&s, 0, sizeof s);
+        if (ndemu_launch_get((int)i, &s) != 0)
+            continue;
+        for (int kind = 0; kind < NDEMU_ACCESS_KINDS; kind++) {
+            const ndemu_access_stats *a = &s.access[kind];
+            int64_t f[K_PROF_FIELDS] = { (int64_t)a->requests, (int64_t)a->lanes,
+                                         (int64_t)a->bytes, (int64_t)a->sectors,
+                                         (int64_t)a->wavefronts, (int64_t)a->ideal };
+            for (int w = 0; w < 5; w++)
+                f[6 + w] = (int64_t)a->by_width[w];
+            for (int j = 0; j < K_PROF_FIELDS; j++)
+                v[1 + kind * K_PROF_FIELDS + j] += f[j];
+        }
+    }
+}
+
 void k_exec(const k_call *c, k_res *r)
 {
     memset(r, 0, sizeof *r);
@@ -388,7 +436,11 @@ void k_exec(const k_call *c, k_res *r)
     if (k_takes_out(c->op))
         j.out = c->out == K_OUT_NEW ? &j.out_new : c->out >= 0 ? &j.arr[c->out] : NULL;
     nd_clear_error();
+    if (c->profile && ndemu_profile_reset != NULL)
+        ndemu_profile_reset();
     call(&j);
+    if (c->profile)
+        profile(r);
     for (int i = 0; i < c->nargs; i++)   /* every argument is const */
         if (j.out != &j.arr[i] && memcmp(&j.arr[i], &j.before[i], sizeof j.arr[i]) != 0)
             r->args_changed |= 1 << i;

@@ -119,6 +119,8 @@ typedef struct k_call {
     bool list_null[3];      /* pass NULL instead of list[i]                 */
     nd_index idx[K_LIST];   /* nd_slice's index                             */
     int64_t at[4];          /* scalars: see each op in exec.c               */
+    bool profile;           /* also send what the CUDA emulator's counters
+                               saw of the call's kernels (k_check_perf)    */
 } k_call;
 
 /* What the executor saw: raw facts, never a verdict. */
@@ -468,6 +470,30 @@ const k_res *k_run(k_ctx *k, const k_call *c);
  * until the next judgement), or NULL when r is right. */
 const char *k_judge(k_ctx *k, const k_call *c, const k_res *r);
 
+/* Performance, from the CUDA emulator's counters (grader/emu/README.md,
+ * "Profiling"): the hidden tests of lessons 6 and 7 marked K_PROFILED run
+ * on an executor whose CUDA code is built with the emulator's
+ * instrumentation.  The executor only sends the counts, summed over every
+ * kernel the call launched; each rule is judged here. */
+enum { K_GLOBAL_LOAD, K_GLOBAL_STORE, K_SHARED_LOAD, K_SHARED_STORE };
+typedef struct k_perf {
+    int kind;            /* K_GLOBAL_LOAD .. K_SHARED_STORE                    */
+    int width;           /* 0: sectors (global) or wavefronts (shared) as few
+                            as the bytes allow (the counters' "ideal");
+                            1..16: every request moves `width` bytes a lane  */
+    int64_t min_bytes;   /* the bytes of this kind the call must make at
+                            least (the data it moves), or 0                 */
+    const char *what;    /* the message when the rule fails: a printf format
+                            given two doubles, the figure measured (sectors
+                            or wavefronts per request over the ideal, e.g.
+                            32 for a 32-way bank conflict, or bytes a lane)
+                            and the one wanted                             */
+} k_perf;
+
+/* Check call c as k_check does; if it is right, each of the n rules on
+ * the counters of the kernels it launched. */
+void k_check_perf(k_ctx *k, k_call *c, const k_perf *rules, int n, const char *hint);
+
 /* Fail the test: "what: message" with the call described. */
 #define k_fail(...) ck_abort_msg(__VA_ARGS__)
 #define K_REQUIRE(cond, ...) \
@@ -492,8 +518,11 @@ enum {
     K_BOTH = K_CPU | K_CUDA,
     K_PLAIN = 4,     /* the grader's plain build only (too slow under the
                         sanitizers; the plain result stands for both)     */
-    K_INPROC = 8     /* calls the library itself (framework tests): runs
+    K_INPROC = 8,    /* calls the library itself (framework tests): runs
                         only where the executor is in-process            */
+    K_PROFILED = 16  /* k_check_perf: runs on the executor built with the
+                        CUDA emulator's instrumentation (the grader's,
+                        with or without a GPU); the plain build's only   */
 };
 
 typedef struct k_test {

@@ -11,6 +11,16 @@
 
 #define K_POISON64 ((int64_t)0x5A5A5A5A5A5A5A5AULL)
 
+/* A profiled call's counters in r->vals, after the op's own (exec.c): the
+ * head (K_PROF_NONE, K_PROF_OFF, or the number of kernel launches), then,
+ * summed over every launch, for each access kind (K_GLOBAL_LOAD ..
+ * K_SHARED_STORE) the fields requests, lanes, bytes, sectors, wavefronts,
+ * ideal, and requests by lane width 1, 2, 4, 8, 16 bytes. */
+#define K_PROF_NONE (-2)      /* no CUDA emulator in the executor         */
+#define K_PROF_OFF (-1)       /* the emulator, but not instrumented       */
+#define K_PROF_FIELDS 11
+#define K_PROF_VALS (1 + 4 * K_PROF_FIELDS)
+
 /* Where a test's calls run. */
 typedef enum { K_LOCAL, K_REMOTE } k_where;
 
