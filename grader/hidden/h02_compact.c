@@ -247,6 +247,15 @@ static void compact_large(k_ctx *k)
     k_arg(&c, k_strided(k, &c, n, 2, (int64_t[]){ 2, n / 2 }, (int64_t[]){ 1, 2 }, 0,
                         K_DISTINCT));
     k_check(k, &c, NULL);
+    /* the given fast path's steps (nd_compact_version 2-4) on a plane of
+     * more rows than a streaming band, rows off line boundaries */
+    for (int version = 2; version <= 4; version++) {
+        c = k_new(k, K_COMPACT);
+        c.code = version;
+        k_arg(&c, k_strided(k, &c, 1100 * 1030, 2, (int64_t[]){ 1100, 1030 },
+                            (int64_t[]){ 1, 1100 }, 0, K_DISTINCT));
+        k_check(k, &c, NULL);
+    }
 }
 
 static void compact_alias_and_errors(k_ctx *k)
