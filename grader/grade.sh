@@ -126,7 +126,7 @@ nvcc_asan=("${nvcc_grade_flags[@]}" "${nvcc_san[@]}")
 times="$root/build/grader/solution-cpu-$cuda_mode"
 times_stale() {
     [ ! -s "$times-normal.tsv" ] || [ ! -s "$times-asan.tsv" ] ||
-       [ -n "$(find "$root/grader/hidden" "$root/solution/src" "$root/tests/kit" \
+       [ -n "$(find "$root/grader/hidden" "$root/solution/src" "$root/tests/kit" "$root"/tests/test_0*.c \
             "$root/grader/verdict.c" "$root/grader/sandbox.c" "$root/grader/executor.c" "$root/grader/emu" -newer "$times-asan.tsv" 2>/dev/null | head -n 1)" ]
 }
 # Grades started together (grade-all, the self-tests) time the solution

@@ -12,7 +12,10 @@ GRADE_OUT ?= build/grade/$(TREE_ID)
 #   build/grader/VARIANT/exec the kit's executor (calls in, raw results out),
 #                             linked with a submission into each executor
 KIT_VERDICT_SRCS := $(addprefix tests/kit/,gen.c ref.c check.c wire.c runner.c stack.c)
-VERDICT_SRCS := grader/verdict.c grader/sandbox.c $(KIT_VERDICT_SRCS) $(sort $(wildcard grader/hidden/*.c))
+# The hidden suites run public tests again (K_AGAIN): lessons 1-7's, whose
+# tests call the library only through the kit.
+VERDICT_SRCS := grader/verdict.c grader/sandbox.c $(KIT_VERDICT_SRCS) \
+	$(sort $(wildcard grader/hidden/*.c)) $(sort $(wildcard tests/test_0[1-7]_*.c))
 EXEC_SRCS := grader/executor.c grader/sandbox.c tests/kit/wire.c tests/kit/exec.c tests/kit/stack.c
 GRADER_FLAGS := $(CFLAGS_COMMON) -D_GNU_SOURCE -Iskeleton/include -Itests/kit -Igrader $(CHECK_CFLAGS)
 GRADER_SAN := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \

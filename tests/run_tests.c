@@ -39,8 +39,6 @@
 
 /* The public suites, one per lesson, in lesson order.  "Lesson 0" is the
  * framework (src/array.c), which passes on the skeleton too. */
-extern const k_suite public_00, public_01, public_02, public_03, public_04, public_05,
-    public_06, public_07;
 static const k_suite *const suites[] = { &public_00, &public_01, &public_02, &public_03,
                                          &public_04, &public_05, &public_06, &public_07 };
 #define NSUITES (int)(sizeof suites / sizeof suites[0])

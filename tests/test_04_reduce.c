@@ -87,7 +87,7 @@ static void reduce_examples(k_ctx *k)
 static void reduce_sum_random(k_ctx *k)
 {
     static const k_fill fills[] = { K_RANDOM, K_INTEGERS, K_DISTINCT };
-    for (int i = 0; i < 700; i++) {
+    for (int i = 0; i < k_count(k, 700); i++) {
         int64_t shape[ND_MAX_DIMS], axes[ND_MAX_DIMS];
         bool big = i % 5 == 4;   /* runs past a few lane groups */
         int nd = k_shape(k, i % 7, i % 4 == 0 ? 0 : 1, big ? 64 : 5, big ? 1024 : 256, shape);
@@ -252,7 +252,7 @@ static void reduce_max_random(k_ctx *k)
     };
     examples(k, ND_MAX, cases, (int)(sizeof cases / sizeof cases[0]), K_NEGATIVE);
     static const k_fill fills[] = { K_NEGATIVE, K_RANDOM, K_SPECIAL };
-    for (int i = 0; i < 700; i++) {
+    for (int i = 0; i < k_count(k, 700); i++) {
         int64_t shape[ND_MAX_DIMS], axes[ND_MAX_DIMS];
         bool big = i % 5 == 4;
         int nd = k_shape(k, i % 7, i % 4 == 0 ? 0 : 1, big ? 64 : 5, big ? 1024 : 256, shape);

@@ -525,24 +525,45 @@ enum {
                         with or without a GPU); the plain build's only   */
 };
 
+typedef struct k_suite k_suite;
+
 typedef struct k_test {
     const char *name;
     k_body *body;
     int where;
     double points;       /* hidden tests: the points of the [cpu] case */
     const char *hint;    /* shown when the test fails                  */
+    /* K_AGAIN: body is NULL, and the test runs the test `again` of the
+     * public suite `from`, every k_count times `scale` */
+    const k_suite *from;
+    const char *again;
+    int scale;
 } k_test;
 
-typedef struct k_suite {
+struct k_suite {
     int lesson;
     const char *name;    /* "01_views" */
     const k_test *tests;
     int ntests;
-} k_suite;
+};
 
-#define K_TEST(fn, where, points, hint) { #fn, fn, (where), (points), (hint) }
+#define K_TEST(fn, where, points, hint) { #fn, fn, (where), (points), (hint), NULL, NULL, 1 }
 #define K_SUITE(var, lesson, name, table) \
     const k_suite var = { (lesson), (name), (table), (int)(sizeof(table) / sizeof((table)[0])) }
+
+/* A hidden test that is a public test run again: under its own name, so
+ * with other seeds, and with `scale` times the cases (k_count). */
+#define K_AGAIN(name, suite, fn, scale, where, points, hint) \
+    { #name, NULL, (where), (points), (hint), &(suite), #fn, (scale) }
+
+/* The public suites (tests/test_NN_*.c), which hidden suites run again;
+ * public_00 calls the library itself, so the grader links only 01..07. */
+extern const k_suite public_00, public_01, public_02, public_03, public_04, public_05,
+    public_06, public_07;
+
+/* How many random cases a test makes: n in a public run, n times the
+ * scale of a hidden K_AGAIN. */
+int k_count(const k_ctx *k, int n);
 
 /* The executor's side (exec.c, wire.c): run one call, fill r (vals and
  * buffers are malloc'd; k_res_free frees them). */

@@ -60,6 +60,20 @@ static char *dup_str(const char *s)
 /* Cases                                                                  */
 /* ---------------------------------------------------------------------- */
 
+int k_count(const k_ctx *k, int n)
+{
+    return k->test != NULL && k->test->scale > 1 ? n * k->test->scale : n;
+}
+
+/* The body of test t: its own, or the public test a K_AGAIN runs again. */
+static k_body *body_of(const k_test *t)
+{
+    for (int i = 0; t->body == NULL && t->from != NULL && i < t->from->ntests; i++)
+        if (strcmp(t->from->tests[i].name, t->again) == 0)
+            return t->from->tests[i].body;
+    return t->body;
+}
+
 k_case *k_cases(const k_suite *const *suites, int nsuites, int devices, const char *only,
                 const bool *lessons, int *n)
 {
@@ -79,6 +93,12 @@ k_case *k_cases(const k_suite *const *suites, int nsuites, int devices, const ch
         for (int t = 0; t < su->ntests; t++) {
             const k_test *te = &su->tests[t];
             int where = te->where & K_BOTH;
+            if (body_of(te) == NULL) {
+                fprintf(stderr, "runner: %s runs %s again, which is not a test of %s\n",
+                        te->name, te->again ? te->again : "(nothing)",
+                        te->from ? te->from->name : "any suite");
+                exit(2);
+            }
             for (int d = 0; d < 2; d++) {
                 nd_device dev = d == 0 ? ND_CPU : ND_CUDA;
                 bool wanted = where == K_HOST ? d == 0 : (where & (d == 0 ? K_CPU : K_CUDA));
@@ -179,7 +199,7 @@ static k_result worker_result;      /* K_FAIL unless the executor died */
 
 START_TEST(run_current)
 {
-    current->test->body(current);
+    body_of(current->test)(current);
     k_case_end(current);
 }
 END_TEST
