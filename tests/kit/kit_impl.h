@@ -60,6 +60,9 @@ const char *k_op_name(k_op op);
  * return an error text (static) or NULL. */
 bool k_write_call(int fd, const k_call *c);
 void k_wire_reset(void);
+/* What the wire has read of fd past the last frame (at most cap bytes), before
+ * fd is closed: the wire forgets fd. */
+size_t k_wire_take(int fd, char *dst, size_t cap);
 const char *k_read_call(int fd, k_call *c, bool *eof);
 bool k_write_res(int fd, const k_res *r);
 const char *k_read_res(int fd, const k_call *c, k_res *r);

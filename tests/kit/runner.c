@@ -463,8 +463,8 @@ static const char *executor_end(k_ctx *k, double *cpu, k_result *res, bool mid_c
     close(k->to_exec);
     /* the executor exits at the end of its input; drain what it still says */
     char junk[4096];
-    size_t got = 0;
-    bool extra = false;
+    size_t got = k_wire_take(k->from_exec, junk, sizeof junk - 1);
+    bool extra = got == sizeof junk - 1;
     ssize_t r;
     while ((r = read(k->from_exec, junk + got, sizeof junk - 1 - got)) > 0) {
         got += (size_t)r;
@@ -557,6 +557,7 @@ bool k_probe_cuda(const char *executor, char *name, size_t cap)
         } else {
             int calls[2], results[2];
             pid_t ex = -1;
+            k_wire_reset();
             if (pipe2(calls, O_CLOEXEC) == 0 && pipe2(results, O_CLOEXEC) == 0)
                 ex = k_launch(executor, calls[0], results[1], NULL, 60);
             if (ex < 0)
