@@ -60,6 +60,7 @@ void k_ctx_free(k_ctx *k)
 {
     k_case_end(k);
     free(k->blocks);
+    free(k->pending);
     free(k);
 }
 

@@ -41,7 +41,14 @@ struct k_ctx {
     const char *exec_output;  /* where the executor's own output goes */
     double cpu_limit;         /* seconds of CPU the code under test may use */
     double exec_cpu;          /* what an ended executor used */
+    /* K_REMOTE: calls sent whose results are not judged yet (check.c) */
+    struct k_pending *pending;
+    int head, npending;
+    int64_t pending_bytes;
 };
+
+/* Judge every call sent ahead (check.c): at the end of a test. */
+void k_drain(k_ctx *k);
 
 /* Tell the runner of a failure now, before looking for a smaller case
  * (which may crash the process): it stands if nothing follows. */
@@ -52,20 +59,37 @@ void k_provisional(const char *msg);
  * executor; false, with the test failed, when the executor died. */
 void k_dispatch(k_ctx *k, const k_call *c, k_res *r);
 
+/* K_REMOTE, a call at a time (check.c sends calls ahead of their results):
+ * k_send starts the executor if need be and sends c (its sequence number,
+ * 0 if the executor is gone); k_receive reads the result of c, sent as
+ * seq, and fails the test if the executor died or sent anything else;
+ * k_exec_failed fails the test for call c, with why the executor did not
+ * answer it (err); k_abandon ends the executor, results in flight and all
+ * (the next call starts a new one). */
+uint32_t k_send(k_ctx *k, const k_call *c);
+void k_receive(k_ctx *k, const k_call *c, uint32_t seq, k_res *r);
+void k_exec_failed(k_ctx *k, const k_call *c, const char *err);
+void k_abandon(k_ctx *k);
+
 /* The operation's name as the library's messages give it ("reshape"). */
 const char *k_op_name(k_op op);
 
 /* The wire (wire.c): a call to the executor, a raw result back, each a
  * frame "ND" + 4-byte length + body.  k_read_* validate everything and
  * return an error text (static) or NULL. */
-bool k_write_call(int fd, const k_call *c);
+/* Send call c: its sequence number, 0 if the executor is gone.  On a
+ * non-blocking fd that is full, k_wire_wait(fd) is called (NULL: wait
+ * until fd takes more); false from it gives up. */
+uint32_t k_write_call(int fd, const k_call *c);
+extern bool (*k_wire_wait)(int fd);
 void k_wire_reset(void);
 /* What the wire has read of fd past the last frame (at most cap bytes), before
  * fd is closed: the wire forgets fd. */
 size_t k_wire_take(int fd, char *dst, size_t cap);
 const char *k_read_call(int fd, k_call *c, bool *eof);
 bool k_write_res(int fd, const k_res *r);
-const char *k_read_res(int fd, const k_call *c, k_res *r);
+/* The raw result of call c, sent as number seq; or what was wrong. */
+const char *k_read_res(int fd, const k_call *c, uint32_t seq, k_res *r);
 
 /* The executor's loop: read calls on fd `in`, write results to `out`,
  * until end of input.  Returns the exit status. */

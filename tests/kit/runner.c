@@ -200,6 +200,7 @@ static k_result worker_result;      /* K_FAIL unless the executor died */
 START_TEST(run_current)
 {
     body_of(current->test)(current);
+    k_drain(current);
     k_case_end(current);
 }
 END_TEST
@@ -360,6 +361,9 @@ static void start_executor(k_ctx *k)
         k_fail("test setup: cannot start the executor %s", k->exec_path);
     k->to_exec = calls[1];
     k->from_exec = results[0];
+    /* calls go out ahead of their results (check.c): a full pipe must not
+     * block while the executor waits for its results to be read */
+    fcntl(k->to_exec, F_SETFL, fcntl(k->to_exec, F_GETFL) | O_NONBLOCK);
     signal(SIGPIPE, SIG_IGN);
 }
 
@@ -510,20 +514,8 @@ static const char *executor_end(k_ctx *k, double *cpu, k_result *res, bool mid_c
 
 void (*k_local)(const k_call *c, k_res *r);
 
-void k_dispatch(k_ctx *k, const k_call *c, k_res *r)
+void k_exec_failed(k_ctx *k, const k_call *c, const char *err)
 {
-    if (k->where == K_LOCAL) {
-        if (k_local == NULL)
-            k_fail("test setup: no executor in this process");
-        k_local(c, r);
-        return;
-    }
-    if (k->exec_pid < 0)
-        start_executor(k);
-    const char *err = k_write_call(k->to_exec, c) ? k_read_res(k->from_exec, c, r)
-                                                    : "the process ended";
-    if (err == NULL)
-        return;
     char call[1500];
     k_describe(c, call, sizeof call);
     double cpu;
@@ -535,6 +527,49 @@ void k_dispatch(k_ctx *k, const k_call *c, k_res *r)
     if (why == NULL || !ended)
         why = err;
     k_fail("%s: %s", call, why);
+}
+
+uint32_t k_send(k_ctx *k, const k_call *c)
+{
+    if (k->exec_pid < 0)
+        start_executor(k);
+    return k_write_call(k->to_exec, c);
+}
+
+void k_receive(k_ctx *k, const k_call *c, uint32_t seq, k_res *r)
+{
+    const char *err = k_read_res(k->from_exec, c, seq, r);
+    if (err != NULL)
+        k_exec_failed(k, c, err);
+}
+
+void k_abandon(k_ctx *k)
+{
+    if (k->exec_pid <= 0)
+        return;
+    char junk[1];
+    k_wire_take(k->from_exec, junk, 0);
+    close(k->to_exec);
+    close(k->from_exec);   /* its next result fails to go out: it ends */
+    int status;
+    double cpu;
+    char said[600];
+    k_reap(k->exec_pid, &status, &cpu, said, sizeof said);
+    k->exec_pid = -1;
+}
+
+void k_dispatch(k_ctx *k, const k_call *c, k_res *r)
+{
+    if (k->where == K_LOCAL) {
+        if (k_local == NULL)
+            k_fail("test setup: no executor in this process");
+        k_local(c, r);
+        return;
+    }
+    uint32_t seq = k_send(k, c);
+    if (seq == 0)
+        k_exec_failed(k, c, "the process ended");
+    k_receive(k, c, seq, r);
 }
 
 bool k_probe_cuda(const char *executor, char *name, size_t cap)
@@ -566,8 +601,8 @@ bool k_probe_cuda(const char *executor, char *name, size_t cap)
                 close(calls[0]);
                 close(results[1]);
                 signal(SIGPIPE, SIG_IGN);
-                err = k_write_call(calls[1], &c) ? k_read_res(results[0], &c, &r)
-                                                 : "the executor ended";
+                uint32_t seq = k_write_call(calls[1], &c);
+                err = seq != 0 ? k_read_res(results[0], &c, seq, &r) : "the executor ended";
                 close(calls[1]);
                 int st;
                 double cpu;

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <malloc.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -61,6 +62,14 @@ static void wbuf_floats(wbuf *b, const k_buf *f)
         wput(b, f->v, (size_t)f->n * sizeof(float));
 }
 
+static bool wait_writable(int fd)
+{
+    struct pollfd p = { .fd = fd, .events = POLLOUT };
+    return poll(&p, 1, -1) >= 0 || errno == EINTR;
+}
+
+bool (*k_wire_wait)(int fd);
+
 static bool write_all(int fd, const void *p, size_t n)
 {
     const char *s = p;
@@ -68,6 +77,11 @@ static bool write_all(int fd, const void *p, size_t n)
         ssize_t w = write(fd, s, n);
         if (w < 0 && errno == EINTR)
             continue;
+        if (w < 0 && errno == EAGAIN) {   /* a pipe the runner made non-blocking */
+            if (k_wire_wait != NULL ? !k_wire_wait(fd) : !wait_writable(fd))
+                return false;
+            continue;
+        }
         if (w <= 0)
             return false;
         s += w;
@@ -201,7 +215,7 @@ static const char *recv_frame(int fd, uint32_t want_seq, char **body, uint32_t *
 /* Calls: parent to executor                                              */
 /* ---------------------------------------------------------------------- */
 
-bool k_write_call(int fd, const k_call *c)
+uint32_t k_write_call(int fd, const k_call *c)
 {
     wbuf b = { 0 };
     frame_start(&b);
@@ -212,7 +226,7 @@ bool k_write_call(int fd, const k_call *c)
     for (int i = 0; i < c->nbufs; i++)
         wbuf_floats(&b, &c->bufs[i]);
     seq_in = ++seq_out;
-    return send_frame(fd, &b, seq_out);
+    return send_frame(fd, &b, seq_out) ? seq_out : 0;
 }
 
 /* The executor's side: it trusts its parent, but still never reads past
@@ -292,13 +306,13 @@ static bool take_floats(const char **p, const char *end, k_buf *f, int64_t max)
     return true;
 }
 
-const char *k_read_res(int fd, const k_call *c, k_res *r)
+const char *k_read_res(int fd, const k_call *c, uint32_t seq, k_res *r)
 {
     char *body;
     uint32_t len;
     bool eof;
     memset(r, 0, sizeof *r);
-    const char *err = recv_frame(fd, seq_out, &body, &len, &eof);
+    const char *err = recv_frame(fd, seq, &body, &len, &eof);
     if (err != NULL)
         return err;
     const char *p = body, *end = body + len;
