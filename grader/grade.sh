@@ -357,28 +357,37 @@ object_check() {
     [ -n "$bad" ] && echo "${bad%, }"
 }
 
-# The skeleton's lesson objects (the symbols each lesson file must
-# define), compiled once per machine, outside the sandbox: the grader's own
-# files.
-skeleton_objs() {
-    local dir="$root/build/grader/skeleton-$cuda_mode" f
+# once_per_machine NAME KITNAME MAKER [ARGS...]: objects of the grader's
+# own (the solution's lesson files, the skeleton's), built outside the
+# sandbox into build/grader/NAME by `MAKER ARGS... DIR`, once per machine:
+# again only when a file they are made from is newer (lesson files,
+# headers, the emulator's, this script, the CUDA recipe).  Grades started
+# together build them once, under a lock.  Then copied into the sandbox's
+# view, $kit/KITNAME.
+once_per_machine() {
+    local dir="$root/build/grader/$1" kitname=$2
+    shift 2
+    mkdir -p "$(dirname "$dir")" || return 1
     (
         flock 9
-        if [ ! -e "$dir/.done" ] || [ -n "$(find "$root/skeleton/src" "$root/skeleton/include" \
-                "$root/grader/emu/include" "$root/grader/emu/cu2cpp.py" -newer "$dir/.done" |
-                head -n 1)" ]; then
-            rm -rf "$dir" && mkdir -p "$dir" || exit 1
-            for f in "$base/src/"[0-9][0-9]_*.c "$base/src/"[0-9][0-9]_*.cu; do
-                case $f in
-                *.cu) compile_cu "$f" "$dir/$(basename "$f").o" -O2 ;;
-                *) "$CC" "${STUDENT_FLAGS[@]}" -O2 -I"$base/include" -c "$f" \
-                       -o "$dir/$(basename "$f").o" ;;
-                esac || exit 1
-            done
-            touch "$dir/.done"
+        if [ ! -e "$dir/.done" ] || [ -n "$(find "$root/solution/src" "$root/skeleton/src" \
+                "$root/skeleton/include" "$root/grader/emu/include" "$root/grader/emu/cu2cpp.py" \
+                "$root/grader/grade.sh" "$root/cuda.mk" -newer "$dir/.done" | head -n 1)" ]; then
+            rm -rf "$dir" && mkdir -p "$dir" && "$@" "$dir" && touch "$dir/.done"
         fi
-    ) 9>"$root/build/grader/skeleton-$cuda_mode.lock" || return 1
-    rm -rf "$kit/skeleton" && cp -R "$dir" "$kit/skeleton"
+    ) 9>"$dir.lock" || return 1
+    rm -rf "${kit:?}/$kitname" && cp -R "$dir" "$kit/$kitname"
+}
+
+# The skeleton's lesson objects: the symbols each lesson file must define.
+skeleton_maker() {   # DIR
+    local f
+    for f in "$base/src/"[0-9][0-9]_*.c "$base/src/"[0-9][0-9]_*.cu; do
+        case $f in
+        *.cu) compile_cu "$f" "$1/$(basename "$f").o" -O2 ;;
+        *) "$CC" "${STUDENT_FLAGS[@]}" -O2 -I"$base/include" -c "$f" -o "$1/$(basename "$f").o" ;;
+        esac || return 1
+    done
 }
 
 check_lesson() {   # FILE: 0 if the submission's version is accepted
@@ -491,7 +500,8 @@ check_lesson() {   # FILE: 0 if the submission's version is accepted
 # GRADE_LESSONS="3 5" grades those lessons only: the other files are not
 # even looked at (the solution's stand in), and there is no integration run.
 only=" ${GRADE_LESSONS:-} "
-skeleton_objs || die "the skeleton's lesson files do not build"
+once_per_machine "skeleton-$cuda_mode" skeleton skeleton_maker ||
+    die "the skeleton's lesson files do not build"
 # The lesson files are checked two at a time (they are compiles), each
 # check's notes apart, gathered in lesson order.
 checks=()
@@ -540,27 +550,27 @@ compile() {
 }
 
 # The solution's lesson files, compiled once per machine and build (they
-# stand in for every lesson but the one under test).  The grader's own
-# code: built outside the sandbox, in build/grader.
-solution_objs() {   # VARIANT FLAGS...
-    local v=$1 dir="$root/build/grader/solution-$cuda_mode/$1" f
-    shift
-    (
-        flock 9
-        if [ ! -e "$dir/.done" ] || [ -n "$(find "$root/solution/src" "$root/skeleton/include" \
-                "$root/grader/emu/include" -newer "$dir/.done" | head -n 1)" ]; then
-            rm -rf "$dir" && mkdir -p "$dir/src" "$dir/tree" || exit 1
-            cp -R "$root/skeleton/include" "$dir/tree/" && cp "$root/skeleton/src/"*.h "$dir/src/"
-            for f in "$root/solution/src/"[0-9][0-9]_*.c "$root/solution/src/"[0-9][0-9]_*.cu; do
-                cp "$f" "$dir/src/"
-                (cd "$dir" && base="$dir/tree" compile "$v" "src/$(basename "$f")" \
-                    "$dir/$(basename "$f").o" "$@") || exit 1
-            done
-            touch "$dir/.done"
+# stand in for every lesson but the one under test), with the .cu files
+# of PATTERN (*: all).
+solution_maker() {   # VARIANT PATTERN FLAGS... DIR
+    local v=$1 pattern=$2 dir=${*: -1} f
+    local flags=("${@:3:$#-3}")
+    mkdir -p "$dir/src" "$dir/tree" || return 1
+    cp -R "$root/skeleton/include" "$dir/tree/" && cp "$root/skeleton/src/"*.h "$dir/src/" || return 1
+    for f in "$root/solution/src/"[0-9][0-9]_$pattern; do
+        cp "$f" "$dir/src/"
+        if [ "$v" = profile ]; then
+            (cd "$dir" && base="$dir/tree" compile_cu "src/$(basename "$f")" \
+                "$dir/$(basename "$f").o" "${flags[@]}") || return 1
+        else
+            (cd "$dir" && base="$dir/tree" compile "$v" "src/$(basename "$f")" \
+                "$dir/$(basename "$f").o" "${flags[@]}") || return 1
         fi
-    ) 9>"$root/build/grader/solution-$cuda_mode-$v.lock" 2>>"$scratch/solution-build.log"
-    rm -rf "$kit/solution-$v"
-    cp -R "$dir" "$kit/solution-$v"   # in the sandbox's view, for the links
+    done
+}
+solution_objs() {   # VARIANT FLAGS...
+    once_per_machine "solution-$cuda_mode/$1" "solution-$1" solution_maker "$1" '*.c*' "${@:2}" \
+        2>>"$scratch/solution-build.log"
 }
 
 build() {   # VARIANT FLAGS...: the executors of one build, in $scratch/VARIANT
@@ -635,23 +645,8 @@ fi
 PROF_FLAGS=(-gdwarf-4 -O2 -fsanitize=thread --param=tsan-instrument-func-entry-exit=0
             -fno-tree-sra -DNDEMU_INSTRUMENTED)
 profiled_solution() {   # the solution's .cu files, instrumented, once per machine
-    local dir="$root/build/grader/solution-profile" f
-    (
-        flock 9
-        if [ ! -e "$dir/.done" ] || [ -n "$(find "$root/solution/src" "$root/skeleton/include" \
-                "$root/grader/emu/include" -newer "$dir/.done" | head -n 1)" ]; then
-            rm -rf "$dir" && mkdir -p "$dir/src" "$dir/tree" || exit 1
-            cp -R "$root/skeleton/include" "$dir/tree/" && cp "$root/skeleton/src/"*.h "$dir/src/"
-            for f in "$root/solution/src/"[0-9][0-9]_*.cu; do
-                cp "$f" "$dir/src/"
-                (cd "$dir" && base="$dir/tree" compile_cu "src/$(basename "$f")" \
-                    "$dir/$(basename "$f").o" "${PROF_FLAGS[@]}") || exit 1
-            done
-            touch "$dir/.done"
-        fi
-    ) 9>"$root/build/grader/solution-profile.lock" 2>>"$scratch/solution-build.log"
-    rm -rf "$kit/solution-profile"
-    cp -R "$dir" "$kit/solution-profile"
+    once_per_machine solution-profile solution-profile solution_maker profile '*.cu' \
+        "${PROF_FLAGS[@]}" 2>>"$scratch/solution-build.log"
 }
 build_profiled() {
     local dir="$scratch/normal" f name o l objs
