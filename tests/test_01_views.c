@@ -60,8 +60,7 @@ static void compact_strides_known(k_ctx *k)
                       STRIDES_HINT);
 }
 
-/* Random shapes of 0..8 axes; a quarter of them with sizes up to 2^20, so
- * strides past 32 bits. */
+/* Random shapes of 0..8 axes; a quarter with sizes up to 2^20 (strides past 2^32). */
 static void compact_strides_random(k_ctx *k)
 {
     for (int i = 0; i < k_count(k, 300); i++) {
