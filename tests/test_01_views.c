@@ -25,16 +25,24 @@
     "take its size and its stride; the offset stays"
 #define BROADCAST_HINT "align the shapes at the right; a new leading axis and a stretched " \
     "size-1 axis get stride 0, other axes keep their stride; the offset stays"
+#define RULES_HINT "compare from the right: equal sizes keep the stride; a size 1 " \
+    "stretches to any size, 0 included; a 0 stretches to nothing else; a target with " \
+    "fewer axes than a is ND_ERR_SHAPE even when a's extra axes have size 1"
 #define SLICE_HINT "per axis, like Python's slice.indices(): a negative bound adds the " \
     "size, then clips; a negative step's default start is the LAST position; offset += " \
     "first*stride, stride *= step; an integer adds i*stride and drops its axis"
 #define DIAGONAL_HINT "element j is at j+max(-offset,0) on axis1 and j+max(offset,0) on " \
     "axis2; the other axes keep their order; the diagonal is the new LAST axis, with " \
     "stride strides[axis1]+strides[axis2]"
-#define OUT_HINT "when out is a, compute the new layout in locals, then let " \
+#define PAIRS_HINT "normalise both axes first (ND_ERR_AXIS if out of range or equal); the " \
+    "other axes keep their order and the diagonal is appended LAST, also when axis1 > " \
+    "axis2; offset > 0 starts at position offset of axis2, offset < 0 at -offset of " \
+    "axis1; a diagonal past the edge (huge offsets too) is empty, without overflowing"
+#define OUT_HINT "each view function starts from its input's offset and strides, whatever " \
+    "view made it; when out is a, compute the new layout in locals, then let " \
     "nd_as_strided(a, ..., out) replace a's view and its reference"
 
-static const int64_t S234[3] = { 2, 3, 4 }, S34[2] = { 3, 4 }, S23[2] = { 2, 3 };
+static const int64_t S234[3] = { 2, 3, 4 }, S23[2] = { 2, 3 };
 
 /* ---------------------------------------------------------------------- */
 /* nd_compact_strides, nd_is_compact, nd_offset_of                        */
@@ -52,11 +60,14 @@ static void compact_strides_known(k_ctx *k)
                       STRIDES_HINT);
 }
 
+/* Random shapes of 0..8 axes; a quarter with sizes up to 2^20 (strides past 2^32). */
 static void compact_strides_random(k_ctx *k)
 {
-    for (int i = 0; i < 300; i++) {
+    for (int i = 0; i < k_count(k, 300); i++) {
         int64_t shape[ND_MAX_DIMS];
-        int nd = k_shape(k, (int)k_int(k, 0, ND_MAX_DIMS), i % 4 ? 1 : 0, 6, 100000, shape);
+        bool big = i % 4 == 3;
+        int nd = k_shape(k, (int)k_int(k, 0, ND_MAX_DIMS), i % 4 ? 1 : 0, big ? K_P2(20) : 6,
+                         big ? K_P2(40) : 100000, shape);
         k_expect_list(k, k_new(k, K_COMPACT_STRIDES), nd, shape, ND_OK, STRIDES_HINT);
     }
 }
@@ -64,12 +75,13 @@ static void compact_strides_random(k_ctx *k)
 static void compact_strides_errors(k_ctx *k)
 {
     int64_t shape[K_LIST] = { 2, 3, 1, 1, 1, 1, 1, 1, 1 };
-    k_call c = k_new(k, K_COMPACT_STRIDES);
-    k_list(&c, 0, 2, shape);
-    k_check_bad_arrays(k, &c);   /* shape NULL, strides NULL */
+    k_call c = k_new(k, K_COMPACT_STRIDES);   /* (NULL lists: views_reject_bad_arrays) */
+    k_expect_list(k, c, 2, shape, ND_OK, NULL);
     k_expect_list(k, c, ND_MAX_DIMS + 1, shape, ND_ERR_ARG, NULL);
     k_expect_list(k, c, -1, shape, ND_ERR_ARG, NULL);
+    k_expect_list(k, c, INT32_MIN, shape, ND_ERR_ARG, NULL);
     k_expect_list(k, c, 2, (int64_t[]){ 2, -3 }, ND_ERR_ARG, NULL);
+    k_expect_list(k, c, 8, (int64_t[]){ 2, 2, 2, 2, 2, 2, 2, INT64_MIN }, ND_ERR_ARG, NULL);
 }
 
 static void is_compact_known(k_ctx *k)
@@ -103,23 +115,31 @@ static void is_compact_known(k_ctx *k)
     }
 }
 
+/* Row-major strides (junk ones on size-1 axes in a quarter of the cases),
+ * the same with one stride changed, or small random strides; each view at
+ * a random offset in a buffer just large enough. */
 static void is_compact_random(k_ctx *k)
 {
-    for (int i = 0; i < 300; i++) {
-        int64_t shape[ND_MAX_DIMS];
-        int nd = k_shape(k, (int)k_int(k, 0, 6), i % 3 ? 1 : 0, 5, 4096, shape);
+    for (int i = 0; i < k_count(k, 300); i++) {
+        int64_t shape[ND_MAX_DIMS], st[ND_MAX_DIMS], s = 1;
+        int nd = k_shape(k, (int)k_int(k, 0, ND_MAX_DIMS), k_one_in(k, 5) ? 0 : 1, 4, 600,
+                         shape);
+        for (int d = nd - 1; d >= 0; s *= shape[d--])
+            st[d] = i % 4 == 3 ? k_int(k, -4, 4) : i % 4 && shape[d] == 1 ? k_int(k, -9, 9) : s;
+        if (i % 4 == 2 && nd > 0) {   /* then one change */
+            int d = (int)k_int(k, 0, nd - 1), e = (int)k_int(k, 0, nd - 1);
+            int64_t t = st[d];
+            switch (k_int(k, 0, 3)) {
+            case 0: st[d] = -t; break;
+            case 1: st[d] = 0; break;
+            case 2: st[d] = t + 1; break;
+            default: st[d] = st[e], st[e] = t;
+            }
+        }
         k_call c = k_new(k, K_IS_COMPACT);
-        /* windows and compact arrays with junk size-1 strides, or any view */
-        k_arg(&c, k_view(k, &c, nd, shape, i % 2 ? K_WINDOW | K_JUNK : K_ANY | K_REPEAT,
-                         K_DISTINCT));
+        k_arg(&c, k_fit(k, &c, nd, shape, st, K_DISTINCT));
         k_check(k, &c, COMPACT_HINT);
     }
-}
-
-static void is_compact_errors(k_ctx *k)
-{
-    k_call c = k_on_array(k, K_IS_COMPACT, 2, S23);
-    k_check_bad_arrays(k, &c);
 }
 
 static void offset_of_known(k_ctx *k)
@@ -142,36 +162,39 @@ static void offset_of_known(k_ctx *k)
                       cases[i].ndim, cases[i].index, ND_OK, cases[i].what);
 }
 
+/* Random views: every index, then each axis out of range on either side
+ * (the others in range): never wrapped. */
 static void offset_of_random(k_ctx *k)
 {
-    for (int i = 0; i < 300; i++) {
+    static const int64_t bad[4] = { 0, -1, INT64_MAX, INT64_MIN };
+    for (int i = 0; i < k_count(k, 20); i++) {
         int64_t shape[ND_MAX_DIMS];
-        int nd = k_shape(k, (int)k_int(k, 0, 6), 1, 6, 4096, shape);
+        int nd = k_shape(k, (int)k_int(k, 0, ND_MAX_DIMS), k_one_in(k, 5) ? 0 : 1, 4, 300,
+                         shape);
         k_call c = k_new(k, K_OFFSET_OF);
-        k_arg(&c, k_view(k, &c, nd, shape, K_ANY | K_REPEAT, K_DISTINCT));
-        k_view_args(k, &c);
-        k_call bad = c;
-        k_check(k, &c, OFFSET_HINT);
-        if (nd == 0)
-            continue;
-        /* the same view (over a new buffer: the check freed c's), one index out of
-         * range, either side: never wrapped */
-        int d = (int)k_int(k, 0, nd - 1);
-        int64_t outside[4] = { shape[d], shape[d] + k_int(k, 1, 5), -1, -shape[d] };
-        bad.bufs[0].v = k_floats(k, bad.bufs[0].n);
-        bad.list[0][d] = outside[k_int(k, 0, 3)];
-        k_expect(k, &bad, ND_ERR_INDEX, OFFSET_HINT);
+        k_arr a = k_view(k, &c, nd, shape, K_ANY | K_REPEAT, K_DISTINCT);
+        int64_t n = k_numel(nd, shape), size = c.bufs[0].n;
+        for (int64_t j = 0; j < n + 4 * a.ndim; j++) {
+            c = k_on_view(k, K_OFFSET_OF, size, a.ndim, a.shape, a.strides, a.offset);
+            if (j < n) {
+                k_unravel(j, a.ndim, a.shape, c.list[0]);
+                k_check(k, &c, OFFSET_HINT);
+                continue;
+            }
+            int d = (int)(j - n) / 4;
+            k_unravel(k_int(k, 0, n > 0 ? n - 1 : 0), a.ndim, a.shape, c.list[0]);
+            c.list[0][d] = (j - n) % 4 ? bad[(j - n) % 4] : a.shape[d];
+            k_expect(k, &c, ND_ERR_INDEX, OFFSET_HINT);
+        }
     }
 }
 
 static void offset_of_errors(k_ctx *k)
 {
     static const int64_t bad[][2] = { { 1, 1 }, { 1, -1 }, { 2, 0 }, { 0, 3 } };
-    k_call c = k_on_array(k, K_OFFSET_OF, 2, S23);
-    k_list(&c, 0, 2, bad[0]);
-    k_check_bad_arrays(k, &c);   /* and index NULL, offset NULL */
-    for (int i = 1; i < 4; i++)
-        k_expect_list(k, k_on_array(k, K_OFFSET_OF, 2, S23), 2, bad[i], ND_ERR_INDEX, NULL);
+    for (int i = 0; i < 4; i++)
+        k_expect_list(k, k_on_array(k, K_OFFSET_OF, 2, S23), 2, bad[i],
+                      i ? ND_ERR_INDEX : ND_OK, NULL);
     k_expect_list(k, k_on_array(k, K_OFFSET_OF, 2, (int64_t[]){ 2, 0 }), 2,
                   (int64_t[]){ 0, 0 }, ND_ERR_INDEX, "an empty array has no element at all");
 }
@@ -193,52 +216,79 @@ static void reshape_known(k_ctx *k)
                       cases[i].given, ND_OK, RESHAPE_HINT);
 }
 
-static void reshape_keeps_offset(k_ctx *k)
-{
-    k_expect_list(k, k_on_view(k, K_RESHAPE, 20, 2, S34, (int64_t[]){ 4, 1 }, 5), 2,
-                  (int64_t[]){ 2, 6 }, ND_OK, "a compact window at offset 5 keeps offset 5 "
-                  "and gets the new shape's compact strides (6,1)");
-    k_expect_list(k, k_on_view(k, K_RESHAPE, 16, 3, (int64_t[]){ 3, 1, 4 },
-                               (int64_t[]){ 4, -9, 1 }, 2), 1, (int64_t[]){ 12 }, ND_OK,
-                  "a size-1 axis with stride -9 is still compact: its stride never matters");
-}
-
+/* Compact views (windows, junk strides on size-1 axes) reshaped, then back
+ * to their own shape (maybe with a -1), with out == a now and then; then
+ * any view: reshaped if compact, refused if not. */
 static void reshape_random(k_ctx *k)
 {
-    for (int i = 0; i < 300; i++) {   /* compact views, reshaped twice */
+    for (int i = 0; i < k_count(k, 300); i++) {
         int64_t shape[ND_MAX_DIMS];
-        int nd = k_shape(k, (int)k_int(k, 0, 6), i % 3 ? 1 : 0, 5, 4096, shape);
+        int nd = k_shape(k, (int)k_int(k, 0, ND_MAX_DIMS), k_one_in(k, 5) ? 0 : 1, 5, 720,
+                         shape);
         k_call c = k_new(k, K_RESHAPE);
         k_arg(&c, k_view(k, &c, nd, shape, K_WINDOW | K_JUNK, K_DISTINCT));
         k_view_args(k, &c);
+        c.out = k_one_in(k, 2) ? 0 : K_OUT_NEW;
         k_check_then(k, &c, K_RESHAPE, RESHAPE_HINT);
+        k_list(&c, 0, nd, shape);
+        if (nd > 0 && k_numel(nd, shape) > 0 && k_one_in(k, 2))
+            c.list[0][k_int(k, 0, nd - 1)] = -1;
+        c.out = k_one_in(k, 2) ? 0 : K_OUT_NEW;
         k_check(k, &c, RESHAPE_HINT);
     }
-    /* any view: reshaped if compact, refused if not */
-    k_check_random_views(k, K_RESHAPE, 300, 0, 6, 5, false, RESHAPE_HINT);
+    k_check_random_views(k, K_RESHAPE, k_count(k, 300), 0, 6, 5, false, RESHAPE_HINT);
 }
 
+/* Views of a buffer of `size` floats, reshaped; each case twice, the
+ * second time with out == a (which an error leaves as it was). */
 static void reshape_errors(k_ctx *k)
 {
-    static const struct { int ndim; int64_t shape[2]; nd_status want; } bad[] = {
-        { 2, { 6, 2 }, ND_OK },          { 2, { 5, 2 }, ND_ERR_SHAPE },
-        { 2, { 5, -1 }, ND_ERR_SHAPE },  { 2, { -1, -1 }, ND_ERR_ARG },
-        { 2, { -2, -6 }, ND_ERR_ARG },
+    static const struct reshape_case {
+        int ndim;
+        int64_t shape[3], strides[3], offset, size;
+        int to;
+        int64_t given[K_LIST];
+        nd_status want;
+        const char *why;
+    } cases[] = {
+        { 2, { 3, 4 }, { 4, 1 }, 5, 20, 2, { 2, 6 }, ND_OK, "a compact window at offset 5 "
+          "keeps offset 5 and gets the new shape's compact strides (6,1)" },
+        { 3, { 3, 1, 4 }, { 4, -9, 1 }, 2, 16, 1, { 12 }, ND_OK, "a size-1 axis with stride "
+          "-9 is still compact: its stride never matters" },
+        { 1, { 5 }, { 1 }, 10, 20, 2, { 5, 1 }, ND_OK, NULL },   /* a row of a (4,5) array */
+        { 3, { 1, 3, 4 }, { -100, 4, 1 }, 3, 20, 2, { 4, -1 }, ND_OK, NULL },
+        { 2, { 3, 1 }, { 1, 0 }, 2, 8, 1, { -1 }, ND_OK, NULL },
+        { 0, { 0 }, { 0 }, 6, 9, 8, { 1, 1, 1, -1, 1, 1, 1, 1 }, ND_OK, NULL },
+        { 2, { 0, 3 }, { -5, 7 }, 4, 9, 2, { 3, -1 }, ND_OK, NULL },
+        { 3, { 2, 0, 3 }, { 0, 0, 0 }, 0, 1, 1, { 0 }, ND_OK, NULL },
+        { 2, { 4, 3 }, { 1, 4 }, 0, 12, 1, { 12 }, ND_ERR_LAYOUT, "a transpose is not compact" },
+        { 2, { 3, 4 }, { -4, 1 }, 8, 12, 1, { 12 }, ND_ERR_LAYOUT, NULL },   /* reversed rows */
+        { 2, { 3, 4 }, { 0, 1 }, 0, 4, 1, { 12 }, ND_ERR_LAYOUT, NULL },     /* a broadcast row */
+        { 2, { 2, 3 }, { 4, 1 }, 0, 8, 2, { 2, 3 }, ND_ERR_LAYOUT, NULL },   /* gaps after rows */
+        { 1, { 2 }, { 2 }, 1, 4, 1, { 2 }, ND_ERR_LAYOUT, NULL },            /* every other */
+        { 2, { 0, 3 }, { 3, 1 }, 0, 1, 2, { 0, -1 }, ND_ERR_SHAPE,
+          "a -1 beside a 0 cannot be inferred" },
+        /* a (2,3) window at offset 2: argument errors */
+        { 2, { 2, 3 }, { 3, 1 }, 2, 10, 2, { 3, 2 }, ND_OK, NULL },
+        { 2, { 2, 3 }, { 3, 1 }, 2, 10, 1, { 7 }, ND_ERR_SHAPE, NULL },
+        { 2, { 2, 3 }, { 3, 1 }, 2, 10, 2, { -1, 4 }, ND_ERR_SHAPE, NULL },
+        { 2, { 2, 3 }, { 3, 1 }, 2, 10, 2, { -1, -1 }, ND_ERR_ARG, NULL },
+        { 2, { 2, 3 }, { 3, 1 }, 2, 10, 3, { 2, -2, -3 }, ND_ERR_ARG, NULL },
+        { 2, { 2, 3 }, { 3, 1 }, 2, 10, 2, { 6, INT64_MIN }, ND_ERR_ARG, NULL },
+        { 2, { 2, 3 }, { 3, 1 }, 2, 10, 1, { 0 }, ND_ERR_SHAPE, NULL },
+        { 2, { 2, 3 }, { 3, 1 }, 2, 10, 3, { 0, -1, 6 }, ND_ERR_SHAPE, NULL },
+        { 2, { 2, 3 }, { 3, 1 }, 2, 10, 0, { 0 }, ND_ERR_SHAPE, NULL },
+        /* ndim out of range, on a one-element array so that only ndim is wrong */
+        { 0, { 0 }, { 0 }, 0, 1, ND_MAX_DIMS + 1, { 1, 1, 1, 1, 1, 1, 1, 1, 1 }, ND_ERR_ARG, NULL },
+        { 0, { 0 }, { 0 }, 0, 1, -1, { 1 }, ND_ERR_ARG, NULL },
     };
-    for (int i = 0; i < 5; i++)
-        k_expect_list(k, k_on_array(k, K_RESHAPE, 2, S34), bad[i].ndim, bad[i].shape,
-                      bad[i].want, RESHAPE_HINT);
-    k_call c = k_on_array(k, K_RESHAPE, 2, S34);
-    k_list(&c, 0, 2, bad[0].shape);
-    k_check_bad_arrays(k, &c);
-    /* ndim out of range, on a one-element array so that only ndim is wrong */
-    int64_t ones[K_LIST] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
-    k_expect_list(k, k_on_array(k, K_RESHAPE, 1, ones), ND_MAX_DIMS + 1, ones, ND_ERR_ARG, NULL);
-    k_expect_list(k, k_on_array(k, K_RESHAPE, 1, ones), -1, ones, ND_ERR_ARG, NULL);
-    k_expect_list(k, k_on_array(k, K_RESHAPE, 2, (int64_t[]){ 0, 3 }), 2,
-                  (int64_t[]){ 0, -1 }, ND_ERR_SHAPE, "a -1 beside a 0 cannot be inferred");
-    k_expect_list(k, k_on_view(k, K_RESHAPE, 12, 2, (int64_t[]){ 4, 3 }, (int64_t[]){ 1, 4 }, 0),
-                  1, (int64_t[]){ 12 }, ND_ERR_LAYOUT, "a transpose is not compact");
+    for (size_t i = 0; i < 2 * (sizeof cases / sizeof cases[0]); i++) {
+        const struct reshape_case *t = &cases[i / 2];
+        k_call c = k_on_view(k, K_RESHAPE, t->size, t->ndim, t->shape, t->strides, t->offset);
+        k_list(&c, 0, t->to, t->given);
+        c.out = i % 2 ? 0 : K_OUT_NEW;
+        k_expect(k, &c, t->want, t->why ? t->why : RESHAPE_HINT);
+    }
 }
 
 /* ---------------------------------------------------------------------- */
@@ -255,21 +305,39 @@ static void permute_known(k_ctx *k)
                   "negative axes count from the end: (-1,-3,-2) is (2,0,1)");
 }
 
+/* Random views permuted, then permuted back by the inverse (written with
+ * negative axes now and then, out == a now and then): a's exact layout. */
 static void permute_random(k_ctx *k)
 {
-    k_check_random_views(k, K_PERMUTE, 300, 0, 6, 5, true, PERMUTE_HINT);
+    for (int i = 0; i < k_count(k, 300); i++) {
+        k_call c = k_random_view_call(k, K_PERMUTE, 0, ND_MAX_DIMS, 5);
+        int nd = c.args[0].ndim;
+        int64_t inv[ND_MAX_DIMS];
+        for (int d = 0; d < nd; d++)
+            inv[(c.list[0][d] + nd) % nd] = d - (k_one_in(k, 2) ? nd : 0);
+        k_check_then(k, &c, K_PERMUTE, PERMUTE_HINT);
+        k_list(&c, 0, nd, inv);
+        c.out = k_one_in(k, 2) ? 0 : K_OUT_NEW;
+        k_check(k, &c, PERMUTE_HINT);
+    }
 }
 
 static void permute_errors(k_ctx *k)
 {
-    static const int64_t bad[][3] = { { 1, 2, 0 }, { 0, 1, 3 }, { -4, 1, 2 }, { 0, 0, 1 },
-                                      { 0, 2, -1 } };
-    for (int i = 0; i < 5; i++)
-        k_expect_list(k, k_on_array(k, K_PERMUTE, 3, S234), 3, bad[i],
-                      i ? ND_ERR_AXIS : ND_OK, PERMUTE_HINT);
-    k_call c = k_on_array(k, K_PERMUTE, 3, S234);
-    k_list(&c, 0, 3, bad[0]);
-    k_check_bad_arrays(k, &c);
+    for (int i = 0; i < 2000; i++) {   /* every triple of axes in -5..4; out == a too */
+        k_call c = k_on_array(k, K_PERMUTE, 3, S234);
+        k_list(&c, 0, 3, (int64_t[]){ i / 200 - 5, i / 20 % 10 - 5, i / 2 % 10 - 5 });
+        c.out = i % 2 ? 0 : K_OUT_NEW;
+        k_check(k, &c, PERMUTE_HINT);
+    }
+    static const int64_t axes[][8] = { { 7, 6, 5, 4, 3, 2, 1, -1 }, { 0, 1, 2, 3, 4, 5, 6, 8 },
+                                       { -9, 1, 2, 3, 4, 5, 6, 7 },
+                                       { -1, -2, -3, -4, -5, -6, -7, -8 } };
+    for (int i = 0; i < 4; i++)
+        k_expect_list(k, k_on_array(k, K_PERMUTE, 8, (int64_t[]){ 2, 1, 2, 1, 2, 1, 2, 3 }), 8,
+                      axes[i], i < 3 ? ND_ERR_AXIS : ND_OK, PERMUTE_HINT);
+    k_call c = k_on_view(k, K_PERMUTE, 4, 0, NULL, NULL, 3);   /* a scalar */
+    k_check(k, &c, PERMUTE_HINT);
 }
 
 static void broadcast_known(k_ctx *k)
@@ -289,30 +357,39 @@ static void broadcast_known(k_ctx *k)
 
 static void broadcast_random(k_ctx *k)
 {
-    k_check_random_views(k, K_BROADCAST_TO, 300, 0, 5, 5, true, BROADCAST_HINT);
+    k_check_random_views(k, K_BROADCAST_TO, k_count(k, 300), 0, 6, 4, true, BROADCAST_HINT);
 }
 
+/* Every shape of 0..3 axes with sizes 0..3 (85), as a view with a stride
+ * on every axis, broadcast to every such target (out == a now and then);
+ * then 8 and 9 axes, and a negative size. */
 static void broadcast_errors(k_ctx *k)
 {
-    static const struct {
-        int ndim; int64_t shape[2]; int to; int64_t target[K_LIST]; nd_status want;
-    } cases[] = {
-        { 2, { 3, 2 }, 3, { 4, 3, 2 }, ND_OK },
-        { 2, { 3, 2 }, 2, { 3, 4 }, ND_ERR_SHAPE },
-        { 2, { 3, 2 }, 1, { 2 }, ND_ERR_SHAPE },   /* fewer axes than a */
-        { 2, { 1, 3 }, 1, { 3 }, ND_ERR_SHAPE },   /* even when the extra one has size 1 */
-        { 1, { 3 }, 1, { 0 }, ND_ERR_SHAPE },      /* 3 does not stretch to 0 */
-        { 1, { 0 }, 1, { 1 }, ND_ERR_SHAPE },      /* nor 0 to 1 */
-        { 2, { 3, 2 }, 3, { -1, 3, 2 }, ND_ERR_ARG },
-        { 2, { 3, 2 }, ND_MAX_DIMS + 1, { 1, 1, 1, 1, 1, 1, 1, 3, 2 }, ND_ERR_ARG },
-        { 2, { 3, 2 }, -1, { 3, 2 }, ND_ERR_ARG },
+    int64_t shapes[85][3], st[3];
+    int nds[85], n = 0;
+    for (int nd = 0; nd <= 3; nd++)
+        for (int i = 0; i < 1 << (2 * nd); i++, n++) {
+            nds[n] = nd;
+            for (int d = 0; d < nd; d++)
+                shapes[n][d] = i >> (2 * d) & 3;
+        }
+    for (int i = 0; i < 85; i++) {
+        int64_t s = 1;
+        for (int d = nds[i] - 1; d >= 0; s *= shapes[i][d--] + 1)   /* padded */
+            st[d] = s;
+        for (int j = 0; j < 85; j++) {
+            k_call c = k_on_view(k, K_BROADCAST_TO, s + 2, nds[i], shapes[i], st, 1);
+            k_list(&c, 0, nds[j], shapes[j]);
+            c.out = j % 5 == 0 ? 0 : K_OUT_NEW;
+            k_check(k, &c, RULES_HINT);
+        }
+    }
+    static const int64_t eight[3][K_LIST] = {
+        { 2, 1, 2, 1, 2, 1, 2, 3 }, { 2, 1, 2, 1, 2, 1, 2, 3, 3 }, { 2, 1, 2, -1, 2, 1, 2, 3 },
     };
-    for (int i = 0; i < 9; i++)
-        k_expect_list(k, k_on_array(k, K_BROADCAST_TO, cases[i].ndim, cases[i].shape),
-                      cases[i].to, cases[i].target, cases[i].want, BROADCAST_HINT);
-    k_call c = k_on_array(k, K_BROADCAST_TO, 2, cases[0].shape);
-    k_list(&c, 0, 3, cases[0].target);
-    k_check_bad_arrays(k, &c);
+    for (int i = 0; i < 3; i++)
+        k_expect_list(k, k_on_array(k, K_BROADCAST_TO, 1, (int64_t[]){ 3 }), i == 1 ? 9 : 8,
+                      eight[i], i ? ND_ERR_ARG : ND_OK, RULES_HINT);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -378,46 +455,48 @@ static void slice_numpy_examples(k_ctx *k)
     }
 }
 
-static void slice_negative_step(k_ctx *k)
-{
-    nd_index back = ND_SLICE(ND_NONE, ND_NONE, -1);
-    slice_of(k, k_on_array(k, K_SLICE, 1, (int64_t[]){ 10 }), 1, &back, ND_OK,
-             "x[::-1] starts at the last element: offset 9, stride -1");
-    slice_of(k, k_on_view(k, K_SLICE, 10, 1, (int64_t[]){ 10 }, (int64_t[]){ -1 }, 9), 1,
-             &back, ND_OK, "x[::-1][::-1] is x again: offset 0, stride 1");
-}
-
+/* Random views sliced, then their results sliced again (views of views). */
 static void slice_random(k_ctx *k)
 {
-    k_check_random_views(k, K_SLICE, 300, 0, 6, 7, false, SLICE_HINT);
+    k_check_random_views(k, K_SLICE, k_count(k, 300), 0, ND_MAX_DIMS, 7, true, SLICE_HINT);
 }
 
-static void slice_of_slice(k_ctx *k)
-{
-    k_check_random_views(k, K_SLICE, 300, 0, 6, 7, true, SLICE_HINT);
-}
-
+/* A (3,4,5) view (strides -20,5,1, offset 42) sliced with valid entries,
+ * then with each bad entry on each axis; each case twice, the second time
+ * with out == a (which an error leaves as it was). */
 static void slice_errors(k_ctx *k)
 {
-    nd_index kind7 = ND_ALL;
-    kind7.kind = (nd_index_kind)7;
-    const struct { int n; nd_index idx[2]; nd_status want; } bad[] = {
-        { 2, { ND_SLICE(1, ND_NONE, 1), ND_AT(-1) }, ND_OK },
-        { 2, { ND_ALL, ND_SLICE(0, 2, 0) }, ND_ERR_INDEX },
-        { 1, { ND_AT(3) }, ND_ERR_INDEX },
-        { 2, { ND_ALL, ND_AT(-5) }, ND_ERR_INDEX },
-        { 1, { kind7 }, ND_ERR_ARG },
-        { 3, { ND_ALL, ND_ALL }, ND_ERR_ARG },
-        { -1, { ND_ALL }, ND_ERR_ARG },
-    };
-    for (int i = 0; i < 7; i++)
-        slice_of(k, k_on_array(k, K_SLICE, 2, S34), bad[i].n, bad[i].idx, bad[i].want,
-                 SLICE_HINT);
-    k_call c = k_on_array(k, K_SLICE, 2, S34);
-    k_index(&c, 2, bad[0].idx);
-    k_check_bad_arrays(k, &c);
-    slice_of(k, k_on_array(k, K_SLICE, 2, (int64_t[]){ 0, 2 }), 1, bad[0].idx + 1,
-             ND_ERR_INDEX, "an integer cannot index an empty axis");
+    const nd_index ok[3] = { ND_SLICE(1, ND_NONE, 1), ND_AT(-1), ND_SLICE(ND_NONE, ND_NONE, -2) };
+    nd_index bad[8] = { ND_SLICE(0, 2, 0), ND_SLICE(ND_NONE, ND_NONE, 0), ND_AT(0), ND_AT(0),
+                        ND_AT(INT64_MAX), ND_AT(INT64_MIN), ND_ALL, ND_ALL };
+    bad[6].kind = (nd_index_kind)7;
+    bad[7].kind = (nd_index_kind)-1;
+    int64_t shape[3] = { 3, 4, 5 };
+    for (int i = 0; i < 2 * 3 * 9; i++) {
+        k_call c = k_on_view(k, K_SLICE, 64, 3, shape, (int64_t[]){ -20, 5, 1 }, 42);
+        k_index(&c, 3, ok);
+        int d = i / 18, e = i / 2 % 9;
+        bad[2] = ND_AT(shape[d]);
+        bad[3] = ND_AT(-shape[d] - 1);
+        if (e < 8)
+            c.idx[d] = bad[e];
+        c.out = i % 2 ? 0 : K_OUT_NEW;
+        k_check(k, &c, SLICE_HINT);
+    }
+    for (int n = -1; n <= 4; n += 5) {   /* n outside 0..ndim */
+        k_call c = k_on_array(k, K_SLICE, 3, shape);
+        k_index(&c, 3, ok);
+        c.n = n;
+        k_expect(k, &c, ND_ERR_ARG, SLICE_HINT);
+    }
+    /* an integer cannot index an empty axis; a step of 0 is still wrong */
+    const nd_index empty[4][2] = { { ND_ALL, ND_AT(0) }, { ND_ALL, ND_AT(-1) },
+                                   { ND_ALL, ND_SLICE(ND_NONE, ND_NONE, 0) },
+                                   { ND_AT(2), ND_SLICE(ND_NONE, ND_NONE, -1) } };
+    for (int i = 0; i < 4; i++)
+        slice_of(k, k_on_array(k, K_SLICE, 2, (int64_t[]){ 3, 0 }), 2, empty[i],
+                 i < 3 ? ND_ERR_INDEX : ND_OK, i < 2 ? "an integer cannot index an empty "
+                 "axis" : SLICE_HINT);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -460,31 +539,38 @@ static void diagonal_known(k_ctx *k)
                     cases[i].offset, cases[i].axis1, cases[i].axis2, ND_OK, cases[i].text);
 }
 
-static void diagonal_offsets(k_ctx *k)
-{
-    /* arange(12).reshape(3,4).diagonal(offset), from far below to far above */
-    static const int64_t offsets[] = { 0, 1, 2, 3, 4, 100, -1, -2, -3, -100, INT64_MAX,
-                                       -INT64_MAX };
-    for (int i = 0; i < 12; i++)
-        diagonal_of(k, k_on_array(k, K_DIAGONAL, 2, S34), offsets[i], 0, 1, ND_OK,
-                    "offset > 0 starts at column offset, offset < 0 at row -offset; a "
-                    "diagonal past the edge is empty");
-}
-
 static void diagonal_random(k_ctx *k)
 {
-    k_check_random_views(k, K_DIAGONAL, 300, 2, 5, 5, false, DIAGONAL_HINT);
+    k_check_random_views(k, K_DIAGONAL, k_count(k, 300), 2, ND_MAX_DIMS, 6, false,
+                         DIAGONAL_HINT);
 }
 
+/* Every axis pair in -5..4 and offset in -6..6 of a (2,3,4,5) view with
+ * mixed strides, and offsets near INT64_MAX (out == a now and then); every
+ * pair of 8 axes; then arrays of fewer than 2 axes. */
 static void diagonal_errors(k_ctx *k)
 {
-    static const int axes[][2] = { { 0, 2 }, { 1, 1 }, { 0, -3 }, { 0, 3 }, { -4, 1 } };
-    for (int i = 0; i < 5; i++)
-        diagonal_of(k, k_on_array(k, K_DIAGONAL, 3, S234), 0, axes[i][0], axes[i][1],
-                    i ? ND_ERR_AXIS : ND_OK, NULL);
-    k_call c = k_on_array(k, K_DIAGONAL, 3, S234);
-    c.at[2] = 1;
-    k_check_bad_arrays(k, &c);
+    static const int64_t far[] = { INT64_MAX, -INT64_MAX, INT64_MAX - 1, -INT64_MAX + 1,
+                                   INT64_MIN };
+    for (int i = 0; i < 10 * 10 * 13 + 5; i++) {
+        k_call c = k_on_view(k, K_DIAGONAL, 130, 4, (int64_t[]){ 2, 3, 4, 5 },
+                             (int64_t[]){ -60, 1, 15, -3 }, 74);
+        bool huge = i >= 1300;
+        c.at[0] = huge ? far[i - 1300] : i % 13 - 6;
+        c.at[1] = huge ? 1 : i / 130 - 5;
+        c.at[2] = huge ? 2 : i / 13 % 10 - 5;
+        c.out = i % 3 == 0 ? 0 : K_OUT_NEW;
+        k_check(k, &c, PAIRS_HINT);
+    }
+    int64_t s8[8] = { 2, 3, 1, 2, 3, 2, 1, 3 };
+    for (int i = 0; i < 8 * 8 * 3; i++) {
+        k_call c = k_new(k, K_DIAGONAL);
+        k_arg(&c, k_view(k, &c, 8, s8, K_STEPS, K_DISTINCT));
+        c.at[0] = i % 3 - 1;
+        c.at[1] = i / 24;
+        c.at[2] = i / 3 % 8;
+        k_check(k, &c, PAIRS_HINT);
+    }
     for (int nd = 0; nd < 2; nd++)   /* fewer than 2 axes */
         diagonal_of(k, k_on_array(k, K_DIAGONAL, nd, (int64_t[]){ 4 }), 0, 0, 1, ND_ERR_ARG,
                     NULL);
@@ -494,41 +580,26 @@ static void diagonal_errors(k_ctx *k)
 /* All views                                                              */
 /* ---------------------------------------------------------------------- */
 
-/* Views of views of views: chains of 2 to 4 random views, each checked. */
+/* Views of views of views: chains of 2 to 6 random views, each checked, a
+ * third of them with out == a. */
 static void views_chain_random(k_ctx *k)
 {
-    k_check_view_chains(k, 300, 2, 4, 4, 4, false, "each view function starts from its "
-                        "input's offset and strides, whatever view made it");
-}
-
-/* out may be the input struct itself: f(&x, ..., &x) replaces x's view. */
-static void views_out_is_input(k_ctx *k)
-{
-    static const k_op ops[] = { K_PERMUTE, K_RESHAPE, K_BROADCAST_TO, K_SLICE, K_DIAGONAL };
-    static const int64_t lists[][4] = { { 2, 0, 1 }, { 4, 6 }, { 2, 2, 3, 4 } };
-    static const int n[] = { 3, 2, 4 };
-    for (int i = 0; i < 5; i++) {
-        k_call c = k_on_array(k, ops[i], 3, S234);
-        c.out = 0;
-        if (i < 3)
-            k_list(&c, 0, n[i], lists[i]);
-        else if (i == 3)
-            k_index(&c, 2, (nd_index[]){ ND_AT(-1), ND_SLICE(ND_NONE, ND_NONE, -2) });
-        c.at[0] = c.at[2] = 1;   /* diagonal(1, 2, 1) */
-        c.at[1] = 2;
-        k_check(k, &c, OUT_HINT);
-    }
+    k_check_view_chains(k, k_count(k, 300), 2, 6, ND_MAX_DIMS, 5, true, OUT_HINT);
 }
 
 /* Every function that takes an array refuses a NULL, released or broken
- * one (and a NULL out) with ND_ERR_ARG, naming itself, writing nothing. */
+ * one (and a NULL out or list) with ND_ERR_ARG, naming itself, writing
+ * nothing; so does nd_compact_strides a NULL shape or strides. */
 static void views_reject_bad_arrays(k_ctx *k)
 {
-    static const k_op ops[] = { K_IS_COMPACT, K_OFFSET_OF, K_RESHAPE, K_PERMUTE,
-                                K_BROADCAST_TO, K_SLICE, K_DIAGONAL };
-    for (int i = 0; i < 7; i++) {
-        k_call c = k_on_array(k, ops[i], 2, S23);
-        k_view_args(k, &c);
+    static const k_op ops[] = { K_COMPACT_STRIDES, K_IS_COMPACT, K_OFFSET_OF, K_RESHAPE,
+                                K_PERMUTE, K_BROADCAST_TO, K_SLICE, K_DIAGONAL };
+    for (int i = 0; i < 8; i++) {
+        k_call c = i ? k_on_array(k, ops[i], 2, S23) : k_new(k, ops[i]);
+        if (i == 0)
+            k_list(&c, 0, 2, S23);
+        else
+            k_view_args(k, &c);
         k_check_bad_arrays(k, &c);
     }
 }
@@ -630,12 +701,10 @@ static const k_test tests[] = {
     K_TEST(compact_strides_errors, K_HOST, 0, STRIDES_HINT),
     K_TEST(is_compact_known, K_CPU, 0, COMPACT_HINT),
     K_TEST(is_compact_random, K_CPU, 0, COMPACT_HINT),
-    K_TEST(is_compact_errors, K_CPU, 0, COMPACT_HINT),
     K_TEST(offset_of_known, K_CPU, 0, OFFSET_HINT),
     K_TEST(offset_of_random, K_CPU, 0, OFFSET_HINT),
     K_TEST(offset_of_errors, K_CPU, 0, OFFSET_HINT),
     K_TEST(reshape_known, K_CPU, 0, RESHAPE_HINT),
-    K_TEST(reshape_keeps_offset, K_CPU, 0, RESHAPE_HINT),
     K_TEST(reshape_random, K_CPU, 0, RESHAPE_HINT),
     K_TEST(reshape_errors, K_CPU, 0, RESHAPE_HINT),
     K_TEST(permute_known, K_CPU, 0, PERMUTE_HINT),
@@ -645,16 +714,12 @@ static const k_test tests[] = {
     K_TEST(broadcast_random, K_CPU, 0, BROADCAST_HINT),
     K_TEST(broadcast_errors, K_CPU, 0, BROADCAST_HINT),
     K_TEST(slice_numpy_examples, K_CPU, 0, SLICE_HINT),
-    K_TEST(slice_negative_step, K_CPU, 0, SLICE_HINT),
     K_TEST(slice_random, K_CPU, 0, SLICE_HINT),
-    K_TEST(slice_of_slice, K_CPU, 0, SLICE_HINT),
     K_TEST(slice_errors, K_CPU, 0, SLICE_HINT),
     K_TEST(diagonal_known, K_CPU, 0, DIAGONAL_HINT),
-    K_TEST(diagonal_offsets, K_CPU, 0, DIAGONAL_HINT),
     K_TEST(diagonal_random, K_CPU, 0, DIAGONAL_HINT),
     K_TEST(diagonal_errors, K_CPU, 0, DIAGONAL_HINT),
-    K_TEST(views_chain_random, K_CPU, 0, SLICE_HINT),
-    K_TEST(views_out_is_input, K_CPU, 0, OUT_HINT),
+    K_TEST(views_chain_random, K_CPU, 0, OUT_HINT),
     K_TEST(views_reject_bad_arrays, K_CPU, 0, NULL),
     K_TEST(extreme_compact_strides_reshape, K_HOST, 0, EXTREME_HINT),
     K_TEST(extreme_permute_diagonal_valid, K_CPU, 0, EXTREME_HINT),

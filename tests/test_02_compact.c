@@ -11,7 +11,8 @@
 #include "kit.h"
 
 #define ITER_HINT "the last axis moves fastest; past its end it goes back to 0 and the " \
-    "axis before it moves one; a shape with a 0 has no positions, a scalar one"
+    "axis before it moves one; a shape with a 0 has no positions, a scalar one; keep " \
+    "your own copy of the shape"
 #define SIMPLIFY_HINT "drop size-1 axes; merge axes k, k+1 only where strides[k] == " \
     "shape[k+1] * strides[k+1] for every operand; the merged axis keeps strides[k+1]"
 #define COMPACT_HINT "walk a's positions in row-major order and read " \
@@ -25,56 +26,77 @@
 /* nd_iter                                                                */
 /* ---------------------------------------------------------------------- */
 
-static void check_iter(k_ctx *k, int ndim, const int64_t *shape, const char *hint)
+/* A walk over `shape`; with reuse, the caller overwrites its shape array
+ * after nd_iter_init; with reinit, the iterator was first initialised on
+ * another shape (4,3,2). */
+static void check_iter(k_ctx *k, int ndim, const int64_t *shape, bool reuse, bool reinit,
+                       const char *hint)
 {
     k_call c = k_new(k, K_ITER);
     k_list(&c, 0, ndim, shape);
+    c.at[1] = reuse;
+    if (reinit) {
+        c.at[2] = 3;
+        k_list(&c, 1, 3, (int64_t[]){ 4, 3, 2 });
+    }
     k_check(k, &c, hint);
 }
 
+/* Every 4-axis shape of sizes 1..3, then random shapes of up to 8 axes. */
 static void iter_order(k_ctx *k)
 {
-    check_iter(k, 2, (int64_t[]){ 2, 3 }, ITER_HINT);
-    for (int i = 0; i < 300; i++) {
-        int64_t shape[ND_MAX_DIMS];
-        int nd = k_shape(k, i % (ND_MAX_DIMS + 1), i % 5 == 0 ? 0 : 1, 4, 1000, shape);
-        check_iter(k, nd, shape, ITER_HINT);
+    int64_t shape[ND_MAX_DIMS];
+    for (int i = 0; i < 81; i++) {
+        for (int d = 0, j = i; d < 4; d++, j /= 3)
+            shape[d] = 1 + j % 3;
+        check_iter(k, 4, shape, i % 2, i % 4 == 1, ITER_HINT);
+    }
+    for (int i = 0; i < k_count(k, 300); i++) {
+        int nd = k_shape(k, (int)k_int(k, 0, ND_MAX_DIMS), i % 6 == 0 ? 0 : 1, 4, 5000, shape);
+        check_iter(k, nd, shape, k_one_in(k, 2), k_one_in(k, 4), ITER_HINT);
     }
 }
 
+/* A scalar, no positions, totals past 32 bits, and calls past the end. */
 static void iter_scalar_and_empty(k_ctx *k)
 {
-    check_iter(k, 0, NULL, "a scalar (ndim 0) has exactly one position, the empty index");
-    check_iter(k, 8, (int64_t[]){ 1, 1, 1, 1, 1, 1, 1, 1 }, ITER_HINT);
-    static const int64_t empty[][4] = { { 0 }, { 3, 0 }, { 0, 5, 2 }, { 2, 3, 0, 4 } };
-    for (int i = 0; i < 4; i++)
-        check_iter(k, i + 1, empty[i], "a shape with a size-0 axis has no positions");
-}
-
-static void iter_past_end(k_ctx *k)
-{
+    check_iter(k, 0, NULL, false, false, "a scalar (ndim 0) has exactly one position, the "
+               "empty index");
+    check_iter(k, 8, (int64_t[]){ 1, 1, 1, 1, 1, 1, 1, 1 }, false, false, ITER_HINT);
+    for (int d = 0; d < ND_MAX_DIMS; d++) {   /* a 0 on each axis of 1..8 */
+        int64_t shape[ND_MAX_DIMS] = { 2, 2, 2, 2, 2, 2, 2, 2 };
+        shape[d] = 0;
+        check_iter(k, d + 1, shape, false, d % 2, "a shape with a size-0 axis has no "
+                   "positions");
+    }
+    /* totals past 2^31 and 2^32: the first positions and the counts */
+    check_iter(k, 2, (int64_t[]){ 65536, 65537 }, false, false, "counts are int64_t");
+    check_iter(k, 3, (int64_t[]){ 3, INT64_C(1) << 31, 1 }, true, false, "counts are int64_t");
     static const int64_t shapes[][3] = { { 2, 3, 4 }, { 3, 0 }, { 1 } };
     for (int i = 0; i < 3; i++)
-        check_iter(k, 3 - i, shapes[i], "after the last position nd_iter_next returns false "
-                   "every time, and leaves index and count as they were");
+        check_iter(k, 3 - i, shapes[i], false, false, "after the last position nd_iter_next "
+                   "returns false every time, and leaves index and count as they were");
 }
 
+/* A negative size on each axis, ndim 9 and -1, a NULL shape, a NULL it. */
 static void iter_errors(k_ctx *k)
 {
-    check_iter(k, 2, (int64_t[]){ 2, 3 }, ITER_HINT);
-    static const struct { int ndim; int64_t shape[K_LIST]; } bad[] = {
-        { ND_MAX_DIMS + 1, { 2, 3, 1, 1, 1, 1, 1, 1, 1 } }, { -1, { 2 } }, { 2, { 2, -1 } },
-    };
-    for (int i = 0; i < 3; i++) {
+    check_iter(k, 2, (int64_t[]){ 2, 3 }, false, false, ITER_HINT);
+    for (int d = 0; d < ND_MAX_DIMS + 3; d++) {
         k_call c = k_new(k, K_ITER);
-        k_list(&c, 0, bad[i].ndim, bad[i].shape);
+        int64_t shape[K_LIST] = { 2, 2, 2, 2, 2, 2, 2, 2, 2 };
+        if (d < ND_MAX_DIMS) {
+            shape[d] = -1 - d;
+            k_list(&c, 0, d + 1, shape);
+        } else {
+            k_list(&c, 0, d == ND_MAX_DIMS ? ND_MAX_DIMS + 1 : -1, shape);
+            c.list_null[0] = d == ND_MAX_DIMS + 2;
+            if (c.list_null[0])
+                c.n = 3;
+        }
         k_expect(k, &c, ND_ERR_ARG, NULL);
     }
     k_call c = k_new(k, K_ITER);
-    c.n = 2;
-    c.list_null[0] = true;
-    k_expect(k, &c, ND_ERR_ARG, NULL);
-    c = k_new(k, K_ITER);
     k_list(&c, 0, 2, (int64_t[]){ 2, 3 });
     c.out = K_OUT_NULL;
     k_expect(k, &c, ND_ERR_ARG, NULL);
@@ -133,17 +155,29 @@ static void simplify_cases(k_ctx *k)
                        cases[i].has_b ? cases[i].sb : NULL, cases[i].why);
 }
 
+/* Random shapes and strides: one operand, two equal ones, two independent
+ * ones, or two compact ones with one pair of axes broken in one of them. */
 static void simplify_random(k_ctx *k)
 {
-    for (int i = 0; i < 1000; i++) {
+    for (int i = 0; i < k_count(k, 1000); i++) {
         int64_t shape[ND_MAX_DIMS], sa[ND_MAX_DIMS], sb[ND_MAX_DIMS];
-        int nd = k_shape(k, (int)k_int(k, 0, ND_MAX_DIMS), i % 8 == 0 ? 0 : 1, 5, 2000, shape);
+        int nd = k_shape(k, (int)k_int(k, i % 4 == 3 ? 2 : 0, ND_MAX_DIMS),
+                         i % 4 == 3 ? 2 : i % 8 == 0 ? 0 : 1, 6, 100000, shape);
         k_strides(k, nd, shape, sa);
-        if (i % 3 == 1)
+        k_strides(k, nd, shape, sb);
+        if (i % 4 == 1)
             memcpy(sb, sa, sizeof sb);
-        else
-            k_strides(k, nd, shape, sb);
-        check_simplify(k, nd, shape, sa, i % 3 ? sb : NULL, SIMPLIFY_HINT);
+        if (i % 4 == 3) {
+            for (int d = nd - 1, s = 1; d >= 0; s *= (int)shape[d--])
+                sa[d] = sb[d] = s;
+            int d = (int)k_int(k, 0, nd - 2);
+            int64_t *broken = k_one_in(k, 2) ? sa : sb;
+            broken[d] += k_int(k, 1, 3) * broken[d + 1];
+            for (int e = d - 1; e >= 0; e--)
+                broken[e] = broken[e + 1] * shape[e + 1];
+        }
+        check_simplify(k, nd, shape, sa, i % 4 ? sb : NULL, i % 4 == 3 ? "a merge needs "
+                       "strides_a AND strides_b to allow it" : SIMPLIFY_HINT);
     }
 }
 
@@ -151,7 +185,7 @@ static void simplify_errors(k_ctx *k)
 {
     int64_t shape[K_LIST] = { 3, 4, 1, 1, 1, 1, 1, 1, 1 }, sa[K_LIST] = { 4, 1, 1, 1, 1, 1, 1, 1, 1 };
     check_simplify(k, 2, shape, sa, sa, SIMPLIFY_HINT);
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < 7; i++) {
         k_call c = k_new(k, K_SIMPLIFY_DIMS);
         k_list(&c, 0, 2, shape);
         k_list(&c, 1, K_LIST, sa);
@@ -160,7 +194,7 @@ static void simplify_errors(k_ctx *k)
         c.list_null[0] = i == 0;
         c.list_null[1] = i == 1;
         c.list_null[2] = i % 2 == 0;
-        c.list[0][1] = i == 4 ? -4 : 4;
+        c.list[0][i == 6 ? 0 : 1] = i >= 4 ? -4 : 4;   /* a negative size, last or first */
         if (i == 5)
             c.out = K_OUT_NULL;
         k_expect(k, &c, ND_ERR_ARG, NULL);
@@ -205,14 +239,17 @@ static void compact_special_views(k_ctx *k)
     }
 }
 
+/* Random views of up to 8 axes (special values in a fifth of them), half
+ * of them through nd_compact_version 1: your gather_cpu alone. */
 static void compact_random_views(k_ctx *k)
 {
-    for (int i = 0; i < 600; i++) {
+    for (int i = 0; i < k_count(k, 600); i++) {
         int64_t shape[ND_MAX_DIMS];
-        int nd = k_shape(k, i % 7, i % 4 == 0 ? 0 : 1, 5, 256, shape);
+        int nd = k_shape(k, i % (ND_MAX_DIMS + 1), i % 7 == 0 ? 0 : 1, 5, 600, shape);
         k_call c = k_new(k, K_COMPACT);
-        check_compact(k, &c, k_view(k, &c, nd, shape, K_ANY | (i % 2 ? K_REPEAT : 0),
-                                    K_DISTINCT), COMPACT_HINT);
+        c.code = i % 2;
+        check_compact(k, &c, k_view(k, &c, nd, shape, K_ANY | (i % 3 ? K_REPEAT : 0),
+                                    i % 5 ? K_DISTINCT : K_SPECIAL), COMPACT_HINT);
     }
 }
 
@@ -225,12 +262,13 @@ static void compact_out_aliases_input(k_ctx *k)
                                    K_DISTINCT),
                   "when out is a, make the copy, then release a's old reference and store "
                   "the copy in it");
-    for (int i = 0; i < 50; i++) {
+    for (int i = 0; i < k_count(k, 50); i++) {
         int64_t shape[ND_MAX_DIMS];
-        int nd = k_shape(k, i % 5, 1, 5, 200, shape);
+        int nd = k_shape(k, i % 6, 0, 5, 300, shape);
         c = k_new(k, K_COMPACT);
         c.out = 0;
-        check_compact(k, &c, k_view(k, &c, nd, shape, K_ANY, K_DISTINCT), COMPACT_HINT);
+        check_compact(k, &c, k_view(k, &c, nd, shape, K_ANY | K_REPEAT, K_DISTINCT),
+                      COMPACT_HINT);
     }
 }
 
@@ -285,6 +323,10 @@ static void compact_errors(k_ctx *k)
     k_call c = k_new(k, K_COMPACT);
     k_arg(&c, k_compact(k, &c, 2, (int64_t[]){ 3, 4 }, K_DISTINCT));
     k_check_bad_arrays(k, &c);
+    c = k_new(k, K_COMPACT);   /* and with out == a */
+    k_arg(&c, k_view(k, &c, 3, (int64_t[]){ 3, 1, 4 }, K_ANY, K_DISTINCT));
+    c.out = 0;
+    k_check_bad_arrays(k, &c);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -327,41 +369,56 @@ static void setitem_broadcast(k_ctx *k)
 
 static void setitem_random(k_ctx *k)
 {
-    for (int i = 0; i < 500; i++) {
+    for (int i = 0; i < k_count(k, 500); i++) {
         int64_t shape[ND_MAX_DIMS], sshape[ND_MAX_DIMS];
-        int nd = k_shape(k, i % 7, i % 5 == 0 ? 0 : 1, 5, 256, shape);
+        int nd = k_shape(k, i % (ND_MAX_DIMS + 1), i % 7 == 0 ? 0 : 1, 5, 600, shape);
         k_call c = k_new(k, K_SETITEM);
         k_arg(&c, k_view(k, &c, nd, shape, K_ANY, K_DISTINCT));
         int sn = k_broadcastable(k, nd, shape, sshape);
-        k_arg(&c, k_view(k, &c, sn, sshape, K_ANY | K_REPEAT, K_NEGATIVE));
+        k_arg(&c, k_view(k, &c, sn, sshape, K_ANY | K_REPEAT, i % 5 ? K_NEGATIVE : K_SPECIAL));
         k_check(k, &c, SETITEM_HINT);
     }
 }
 
 static void setitem_scalar_random(k_ctx *k)
 {
-    for (int i = 0; i < 300; i++) {
+    for (int i = 0; i < k_count(k, 300); i++) {
         int64_t shape[ND_MAX_DIMS];
-        int nd = k_shape(k, i % 7, i % 5 == 0 ? 0 : 1, 5, 256, shape);
+        int nd = k_shape(k, i % (ND_MAX_DIMS + 1), i % 7 == 0 ? 0 : 1, 5, 600, shape);
         k_call c = k_new(k, K_SETITEM_SCALAR);
         k_arg(&c, k_view(k, &c, nd, shape, K_ANY, K_DISTINCT));
-        c.scalar = -(float)i - 0.75f;
+        c.scalar = i % 3 ? k_special(k) : -(float)i - 0.75f;
         k_check(k, &c, "write the value at every element of the view dst, through its "
-                "strides and offset, and nowhere else");
+                "strides and offset, and nowhere else; NaN, inf and -0.0 are values too");
     }
 }
 
+/* dst[...] = dst (allowed: nothing changes), or a src in dst's buffer past
+ * dst's last element: one element repeated (stride 0), or a row of them. */
 static void setitem_same_view(k_ctx *k)
 {
-    /* dst[...] = dst: allowed, and changes nothing */
-    for (int i = 0; i < 100; i++) {
+    for (int i = 0; i < k_count(k, 100); i++) {
         int64_t shape[ND_MAX_DIMS];
-        int nd = k_shape(k, i % 7, i % 5 == 0 ? 0 : 1, 5, 256, shape);
+        int nd = k_shape(k, i % 7, i % 5 == 0 ? 0 : 1, 5, 300, shape);
         k_call c = k_new(k, K_SETITEM);
         k_arr v = k_view(k, &c, nd, shape, K_ANY, K_DISTINCT);
         k_arg(&c, v);
-        k_arg(&c, v);
-        k_check(k, &c, "dst and src may be the very same view: then nothing changes");
+        int64_t lo = 0, hi = 0, n = k_numel(nd, shape);
+        for (int d = 0; d < nd && n > 0; d++) {
+            int64_t reach = (shape[d] - 1) * v.strides[d];
+            hi += reach > 0 ? reach : 0;
+            lo += reach < 0 ? reach : 0;
+        }
+        int64_t start = v.offset + hi + 1, size = c.bufs[v.buf].n;
+        if (i % 3 == 0 || nd == 0 || n == 0 || start >= size || v.offset + lo < 0) {
+            k_arg(&c, v);
+        } else {
+            int64_t st[ND_MAX_DIMS] = { 0 };
+            st[nd - 1] = start + shape[nd - 1] <= size && i % 2;
+            k_arg(&c, k_at(v.buf, nd, shape, st, start));
+        }
+        k_check(k, &c, "dst and src may be the very same view: then nothing changes; a src "
+                "elsewhere in dst's buffer is read through its own offset and strides");
     }
 }
 
@@ -392,21 +449,6 @@ static void setitem_disjoint_same_buffer(k_ctx *k)
     }
 }
 
-static void setitem_zero_size(k_ctx *k)
-{
-    static const int64_t shapes[][3] = { { 0 }, { 3, 0 }, { 0, 4, 2 } };
-    for (int i = 0; i < 3; i++) {
-        k_call c = k_new(k, K_SETITEM);
-        k_arg(&c, k_compact(k, &c, i + 1, shapes[i], K_DISTINCT));
-        k_arg(&c, k_compact(k, &c, 1, (int64_t[]){ 1 }, K_NEGATIVE));
-        k_check(k, &c, "an empty dst: nothing is written, and that is no error");
-        c = k_new(k, K_SETITEM_SCALAR);
-        k_arg(&c, k_compact(k, &c, i + 1, shapes[i], K_DISTINCT));
-        c.scalar = 7;
-        k_check(k, &c, "an empty dst: nothing is written, and that is no error");
-    }
-}
-
 static void setitem_errors(k_ctx *k)
 {
     k_call c = k_new(k, K_SETITEM);
@@ -416,15 +458,21 @@ static void setitem_errors(k_ctx *k)
     c = k_new(k, K_SETITEM_SCALAR);
     k_arg(&c, k_compact(k, &c, 2, (int64_t[]){ 3, 4 }, K_DISTINCT));
     k_check_bad_arrays(k, &c);
-    /* shapes that do not broadcast to dst's */
-    static const struct { int n; int64_t shape[3]; } bad[] = {
-        { 1, { 3 } }, { 2, { 4, 4 } }, { 3, { 2, 3, 4 } }, { 2, { 1, 5 } },
-    };
-    for (int i = 0; i < 4; i++) {
+    /* every pair of shapes of up to 3 axes, sizes 0..2: NumPy's rule */
+    int64_t shapes[40][3];
+    int nds[40], m = 0;
+    for (int nd = 0; nd <= 3; nd++)
+        for (int j = 0; j < (nd == 0 ? 1 : nd == 1 ? 3 : nd == 2 ? 9 : 27); j++, m++) {
+            nds[m] = nd;
+            for (int d = 0, x = j; d < nd; d++, x /= 3)
+                shapes[m][d] = x % 3;
+        }
+    for (int i = 0; i < m * m; i++) {
         c = k_new(k, K_SETITEM);
-        k_arg(&c, k_compact(k, &c, 2, (int64_t[]){ 3, 4 }, K_DISTINCT));
-        k_arg(&c, k_compact(k, &c, bad[i].n, bad[i].shape, K_NEGATIVE));
-        k_expect(k, &c, ND_ERR_SHAPE, NULL);
+        k_arg(&c, k_compact(k, &c, nds[i / m], shapes[i / m], K_DISTINCT));
+        k_arg(&c, k_compact(k, &c, nds[i % m], shapes[i % m], K_NEGATIVE));
+        k_check(k, &c, "src fits dst when, aligned at the right, each size is dst's or 1 "
+                "(extra leading 1s of src dropped); check before writing anything");
     }
     if (k_dev(k) == ND_CUDA) {   /* src on the other device */
         c = k_new(k, K_SETITEM);
@@ -441,7 +489,8 @@ static void setitem_errors(k_ctx *k)
 
 /* nd_simplify_dims compares strides[k-1] with shape[k] * strides[k]; the
  * product can overflow, and a wrapped product once "matched" and merged
- * axes that are not adjacent at all.  4 * 2^62 is 2^64, which wraps to 0. */
+ * axes that are not adjacent at all.  4 * 2^62 is 2^64, which wraps to 0.
+ * Then random strides of any size, with a run that matches now and then. */
 static void extreme_simplify_dims(k_ctx *k)
 {
     static const struct {
@@ -453,10 +502,22 @@ static void extreme_simplify_dims(k_ctx *k)
         { { 3, 4 }, { 4, 1 }, { 0, K_P2(62) }, true },
         { { 2, K_P2(20) }, { INT64_MIN, K_P2(43) }, { 0 }, false },   /* wraps to INT64_MIN */
     };
+#define OVERFLOW_HINT "shape[k] * strides[k] can overflow int64, and then it equals no " \
+    "stride: multiply with nd_mul_ok"
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         check_simplify(k, 2, cases[i].shape, cases[i].sa, cases[i].with_b ? cases[i].sb : NULL,
-                       "shape[k] * strides[k] can overflow int64, and then it equals no "
-                       "stride: multiply with nd_mul_ok");
+                       OVERFLOW_HINT);
+    for (int i = 0; i < k_count(k, 60); i++) {
+        int64_t shape[K_LIST] = { 0 }, sa[K_LIST] = { 0 }, sb[K_LIST] = { 0 };
+        int nd = k_shape(k, (int)k_int(k, 1, ND_MAX_DIMS), 0, 5, 256, shape);
+        for (int d = 0; d < nd; d++) {
+            sa[d] = k_wild(k);
+            sb[d] = k_wild(k);
+            if (d > 0 && k_one_in(k, 2))
+                sa[d - 1] = shape[d] * (sa[d] = k_int(k, -K_P2(50), K_P2(50)));
+        }
+        check_simplify(k, nd, shape, sa, k_one_in(k, 2) ? sb : NULL, OVERFLOW_HINT);
+    }
 }
 
 /* Out of memory for the result, compact says so in its own name ("empty:
@@ -476,7 +537,6 @@ static void extreme_compact_out_of_memory(k_ctx *k)
 static const k_test tests[] = {
     K_TEST(iter_order, K_HOST, 0, ITER_HINT),
     K_TEST(iter_scalar_and_empty, K_HOST, 0, ITER_HINT),
-    K_TEST(iter_past_end, K_HOST, 0, ITER_HINT),
     K_TEST(iter_errors, K_HOST, 0, ITER_HINT),
     K_TEST(simplify_cases, K_HOST, 0, SIMPLIFY_HINT),
     K_TEST(simplify_random, K_HOST, 0, SIMPLIFY_HINT),
@@ -492,7 +552,6 @@ static const k_test tests[] = {
     K_TEST(setitem_scalar_random, K_BOTH, 0, SETITEM_HINT),
     K_TEST(setitem_same_view, K_BOTH, 0, SETITEM_HINT),
     K_TEST(setitem_disjoint_same_buffer, K_BOTH, 0, SETITEM_HINT),
-    K_TEST(setitem_zero_size, K_BOTH, 0, SETITEM_HINT),
     K_TEST(setitem_errors, K_BOTH, 0, SETITEM_HINT),
     K_TEST(extreme_simplify_dims, K_HOST, 0, SIMPLIFY_HINT),
     K_TEST(extreme_compact_out_of_memory, K_BOTH, 0, COMPACT_HINT),
