@@ -15,6 +15,7 @@
 #include "kit.h"
 
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 
@@ -26,11 +27,25 @@
 #define INTO_HINT "write through dst's strides and offset, and only there; compute every " \
     "element from the inputs as they were before the call"
 
-/* Random calls of one kind: every op in turn, 0..6 axes. */
-static void random_calls(k_ctx *k, k_op op, int nops, int count, const char *hint)
+/* Op codes that do not exist, besides -1 and the count of ops. */
+static const int bad_codes[] = { 100, INT_MAX, INT_MIN };
+
+/* The i-th random call of kind op (with `how`'s aliasing): every op code
+ * in turn, 0..8 axes; every fourth round of codes long rows on 1..3 axes,
+ * for a blocked path. */
+static k_call random_call(k_ctx *k, k_op op, int i, int how)
 {
-    for (int i = 0; i < count; i++) {
-        k_call c = k_ewise(k, op, i % nops, (i / nops) % 7, 5, 256, 0);
+    int nops = op == K_UNARY || op == K_UNARY_INTO ? ND_ABS + 1 : ND_GE + 1, r = i / nops;
+    bool rows = r % 4 == 3;
+    return k_ewise(k, op, i % nops, rows ? 1 + r % 3 : r % (ND_MAX_DIMS + 1), rows ? 80 : 5,
+                   rows ? 400 : 256, how);
+}
+
+/* k_count(k, count) random calls of one kind. */
+static void random_calls(k_ctx *k, k_op op, int count, const char *hint)
+{
+    for (int i = 0; i < k_count(k, count); i++) {
+        k_call c = random_call(k, op, i, 0);
         k_check(k, &c, hint);
     }
 }
@@ -74,8 +89,8 @@ static void binary_broadcast_cases(k_ctx *k)
 
 static void binary_errors(k_ctx *k)
 {
-    k_check_ewise_refusals(k, K_BINARY, 0, NULL);
-    k_check_ewise_refusals(k, K_BINARY_INTO, 0, NULL);
+    k_check_ewise_refusals(k, K_BINARY, 3, bad_codes);
+    k_check_ewise_refusals(k, K_BINARY_INTO, 3, bad_codes);
     /* shapes that do not broadcast with (3,4): ND_ERR_SHAPE, the message
      * giving both shapes, nothing written */
     static const struct { int n; int64_t shape[3]; } bad[] = {
@@ -96,44 +111,49 @@ static void binary_errors(k_ctx *k)
     }
 }
 
-static void binary_random(k_ctx *k)
-{
-    random_calls(k, K_BINARY, ND_GE + 1, 800, EWISE_HINT);
-}
+static void binary_random(k_ctx *k) { random_calls(k, K_BINARY, 800, EWISE_HINT); }
+static void binary_into_random(k_ctx *k) { random_calls(k, K_BINARY_INTO, 400, INTO_HINT); }
 
-static void binary_into_random(k_ctx *k)
-{
-    random_calls(k, K_BINARY_INTO, ND_GE + 1, 400, INTO_HINT);
-}
+/* x OP y as C's float arithmetic defines it (IEEE 754, C11 Annex F) for
+ * every pair of these values: signed zeros, gradual underflow and ties to
+ * even, overflow, pow's special cases. */
+#define NGRID 41
+static const float GRID[NGRID] = {
+    0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -0.5f, 2.0f, -2.0f, 3.0f, -3.0f, 2.5f, -2.5f, 1.0f / 3,
+    4.0f, -5.0f, 10.0f, -10.0f, 127.0f, 128.0f, 129.0f, -149.0f, -151.0f, 1e20f, -1e20f,
+    FLT_MAX, -FLT_MAX, FLT_MIN, -FLT_MIN, 0x1p-133f, -0x1p-133f, 0x1p-149f, -0x1p-149f,
+    0x3p-149f, 0x1p23f, INFINITY, -INFINITY, NAN, 0x1.000002p0f, 0x1.fffffep-1f, 24.5f, -0.75f,
+};
 
-/* x OP y as C's float arithmetic defines it (IEEE 754, C11 Annex F),
- * through nd_binary (a of shape (1,), b 0-d) and nd_scalar. */
 static void binary_ieee(k_ctx *k)
 {
-    static const struct { nd_binop op; float x, y; } rows[] = {
-        { ND_ADD, INFINITY, -INFINITY }, { ND_ADD, NAN, 1 },        { ND_ADD, FLT_MAX, FLT_MAX },
-        { ND_ADD, -0.0f, -0.0f },        { ND_SUB, INFINITY, INFINITY }, { ND_SUB, 3, 3 },
-        { ND_MUL, 0, INFINITY },         { ND_MUL, -2, INFINITY },  { ND_MUL, 0, -1 },
-        { ND_DIV, 1, 0 },                { ND_DIV, -1, 0 },         { ND_DIV, 1, -0.0f },
-        { ND_DIV, 0, 0 },                { ND_DIV, INFINITY, INFINITY }, { ND_DIV, 1, INFINITY },
-        { ND_POW, 2, 10 },               { ND_POW, 0, -1 },         { ND_POW, -8, 1.0f / 3 },
-        { ND_POW, -2, 3 },               { ND_POW, NAN, 0 },        { ND_POW, 1, NAN },
-        { ND_POW, 10, 40 },              { ND_POW, 2, -0.5f },      { ND_POW, -0.0f, 3 },
-        { ND_MAXIMUM, NAN, 1 },          { ND_MAXIMUM, 1, NAN },    { ND_MAXIMUM, NAN, NAN },
-        { ND_MAXIMUM, -INFINITY, -1e30f }, { ND_MAXIMUM, INFINITY, 1 }, { ND_MAXIMUM, 2, 3 },
-        { ND_EQ, NAN, NAN },             { ND_EQ, 1, 1 },           { ND_EQ, 0, -0.0f },
-        { ND_EQ, INFINITY, INFINITY },   { ND_EQ, 1, 2 },           { ND_GE, NAN, 1 },
-        { ND_GE, 1, NAN },               { ND_GE, 2, 2 },           { ND_GE, -INFINITY, -INFINITY },
-        { ND_GE, 1, 2 },                 { ND_GE, 3, 2 },           { ND_GE, -0.0f, 0 },
-    };
-    for (size_t i = 0; i < 2 * sizeof rows / sizeof rows[0]; i++) {
-        k_call c = k_new(k, i % 2 ? K_SCALAR : K_BINARY);
-        c.code = rows[i / 2].op;
-        c.scalar = rows[i / 2].y;
-        k_arg(&c, k_at(k_buffer_of(k, &c, 1, &rows[i / 2].x), 1, (int64_t[]){ 1 },
-                       (int64_t[]){ 1 }, 0));
-        if (i % 2 == 0)
-            k_arg(&c, k_at(k_buffer_of(k, &c, 1, &rows[i / 2].y), 0, NULL, NULL, 0));
+    /* a: GRID as a column at offset 1 whose size-1 axis has a junk stride;
+     * b: GRID as a row walked backwards; dst a transpose; then GRID OP s
+     * for each s in GRID (nd_scalar), new and into a reversed dst */
+    float va[NGRID + 3] = { 7 }, vb[NGRID + 2] = { 7 };
+    for (int i = 0; i < NGRID; i++)
+        va[1 + i] = vb[NGRID - i] = GRID[i];
+    for (int i = 0; i < (ND_GE + 1) * (2 + 2 * NGRID); i++) {
+        int form = i % (2 + 2 * NGRID), s = (form - 2) / 2;   /* binary, _into, scalar(s) */
+        k_call c = k_new(k, form == 0 ? K_BINARY : form == 1 ? K_BINARY_INTO
+                            : form % 2 ? K_SCALAR_INTO : K_SCALAR);
+        c.code = i / (2 + 2 * NGRID);
+        c.scalar = GRID[form > 1 ? s : 0];
+        if (form < 2) {
+            k_arg(&c, k_at(k_buffer_of(k, &c, NGRID + 3, va), 2, (int64_t[]){ NGRID, 1 },
+                           (int64_t[]){ 1, 5 }, 1));
+            k_arg(&c, k_at(k_buffer_of(k, &c, NGRID + 2, vb), 1, (int64_t[]){ NGRID },
+                           (int64_t[]){ -1 }, NGRID));
+        } else {
+            k_arg(&c, k_at(k_buffer_of(k, &c, NGRID, GRID), 1, (int64_t[]){ NGRID },
+                           (int64_t[]){ 1 }, 0));
+        }
+        if (form == 1)
+            k_arg(&c, k_strided(k, &c, NGRID * NGRID + 5, 2, (int64_t[]){ NGRID, NGRID },
+                                (int64_t[]){ 1, NGRID }, 3, K_NEGATIVE));
+        else if (form % 2)
+            k_arg(&c, k_strided(k, &c, NGRID + 2, 1, (int64_t[]){ NGRID }, (int64_t[]){ -1 },
+                                NGRID, K_NEGATIVE));
         k_check(k, &c, OPS_HINT);
     }
 }
@@ -142,45 +162,59 @@ static void binary_ieee(k_ctx *k)
 /* nd_scalar, nd_unary                                                    */
 /* ---------------------------------------------------------------------- */
 
-static void scalar_random(k_ctx *k)
+#define SCALAR_HINT "a OP value at every position of a, read through a's offset and " \
+    "strides: the value is a 0-d array, broadcast with strides 0"
+#define UNARY_HINT "OP(a) at every position of a, read through a's offset and strides: " \
+    "simplify dst's and a's layouts together"
+
+static void scalar_random(k_ctx *k) { random_calls(k, K_SCALAR, 400, SCALAR_HINT); }
+static void scalar_into_random(k_ctx *k) { random_calls(k, K_SCALAR_INTO, 300, INTO_HINT); }
+static void unary_random(k_ctx *k) { random_calls(k, K_UNARY, 400, UNARY_HINT); }
+static void unary_into_random(k_ctx *k) { random_calls(k, K_UNARY_INTO, 300, INTO_HINT); }
+
+/* Values to try op on: the special ones (NaN, +-inf, +-0, denormals,
+ * FLT_MIN, FLT_MAX), then a dense sweep of where it overflows, underflows
+ * or saturates.  Returns how many. */
+static int64_t sweep(k_ctx *k, int op, float *v)
 {
-    random_calls(k, K_SCALAR, ND_GE + 1, 400, "a OP value at every position of a, read "
-                 "through a's offset and strides: the value is a 0-d array, broadcast with "
-                 "strides 0");
+    static const float cases[] = { 88.72283172607421875f, 88.7229f, -87.33654f, -103.972084f,
+                                   -104, 89, 1000, -1000, -110, 20, -20, 100, 0x1p-130f,
+                                   -0x1p-130f, 0x1.000002p0f, 0x1.fffffep-1f };
+    int64_t m = K_NSPECIAL + 16;
+    memcpy(v, k_specials, sizeof k_specials);
+    memcpy(v + K_NSPECIAL, cases, sizeof cases);
+    for (int i = 0; i < 4096; i++, m++) {
+        uint32_t bits = (uint32_t)k_next(k);
+        float t = (float)i / 4096;
+        if (op == ND_EXP || op == ND_TANH)   /* denormal results, overflow; saturation */
+            v[m] = op == ND_EXP ? -110 + 205 * t : -12 + 24 * t;
+        else if (op == ND_LOG)   /* 16 values in each binade, denormals included */
+            v[m] = ldexpf(1 + (float)(i % 16) / 16, i / 16 - 149);
+        else   /* neg, abs: any bits */
+            memcpy(&v[m], &bits, sizeof bits);
+    }
+    for (int e = 1; e <= 149; e++) {   /* tiny arguments: exp(x) = 1 + x, tanh(x) = x */
+        v[m++] = ldexpf(1.0f, -e);
+        v[m++] = -ldexpf(1.3f, -e);
+    }
+    return m;
 }
 
-static void scalar_into_random(k_ctx *k)
-{
-    random_calls(k, K_SCALAR_INTO, ND_GE + 1, 300, INTO_HINT);
-}
-
-static void unary_random(k_ctx *k)
-{
-    random_calls(k, K_UNARY, ND_ABS + 1, 400, "OP(a) at every position of a, read through "
-                 "a's offset and strides: simplify dst's and a's layouts together");
-}
-
-static void unary_into_random(k_ctx *k)
-{
-    random_calls(k, K_UNARY_INTO, ND_ABS + 1, 300, INTO_HINT);
-}
-
-/* Each op on the special values: NaN, +-inf, +-0, denormals, FLT_MIN,
- * FLT_MAX, and a few plain numbers, a reversed view of them. */
 static void unary_ieee(k_ctx *k)
 {
-    static const float more[] = { 100, -200, 89, 20, -1, 1, 0x1p-130f, -3 };
-    float x[K_NSPECIAL + 8];
-    memcpy(x, k_specials, sizeof k_specials);
-    memcpy(x + K_NSPECIAL, more, sizeof more);
-    for (int op = 0; op <= ND_ABS; op++) {
-        k_call c = k_new(k, K_UNARY);
-        c.code = op;
-        k_arg(&c, k_at(k_buffer_of(k, &c, K_NSPECIAL + 8, x), 1,
-                       (int64_t[]){ K_NSPECIAL + 8 }, (int64_t[]){ -1 }, K_NSPECIAL + 7));
+    static float v[K_NSPECIAL + 16 + 4096 + 298];
+    for (int i = 0; i < 2 * (ND_ABS + 1); i++) {   /* forwards; backwards into a gapped dst */
+        int64_t m = sweep(k, i / 2, v), back = i % 2;
+        k_call c = k_new(k, back ? K_UNARY_INTO : K_UNARY);
+        c.code = i / 2;
+        k_arg(&c, k_at(k_buffer_of(k, &c, m, v), 1, &m, (int64_t[]){ back ? -1 : 1 },
+                       back ? m - 1 : 0));
+        if (back)
+            k_arg(&c, k_strided(k, &c, 2 * m + 1, 1, &m, (int64_t[]){ 2 }, 1, K_NEGATIVE));
         k_check(k, &c, "each unary op is one call of C's float function on one element: "
-                "-x (so -0 for 0), logf, expf, tanhf, fabsf; no special cases: IEEE gives "
-                "log(0) = -inf, log(-1) = NaN, exp(100) = inf, tanh(-0) = -0");
+                "-x (so -0 for 0), logf, expf, tanhf, fabsf; no special cases or formulas of "
+                "your own: IEEE gives log(0) = -inf, log(-1) = NaN, exp(100) = inf, "
+                "tanh(-0) = -0, and the functions get overflow, underflow and saturation right");
     }
 }
 
@@ -190,28 +224,39 @@ static void unary_ieee(k_ctx *k)
 
 static void into_wrong_dst(k_ctx *k)
 {
-    /* (3,1) OP (1,4) is (3,4); a dst of any other shape is refused, even
-     * one that a and b broadcast to, or one of theirs */
-    static const struct { int n; int64_t shape[3]; } dst[] = {
-        { 2, { 3, 4 } },    { 2, { 3, 1 } }, { 2, { 1, 4 } }, { 2, { 4, 3 } }, { 3, { 2, 3, 4 } },
-        { 3, { 3, 4, 1 } }, { 1, { 12 } },   { 0, { 0 } },    { 2, { 3, 0 } },
+    /* a OP b, a OP value and OP(a) into a dst of the result's shape (one
+     * round in five), or of a random one of 0..3 axes of sizes 0..3: refused
+     * unless it is the result's shape, even a shape a and b broadcast to,
+     * or one with as many elements */
+    static const struct { int na, nb; int64_t sa[3], sb[3]; } pairs[] = {
+        { 2, 2, { 3, 1 }, { 1, 2 } }, { 0, 0, { 0 }, { 0 } },       { 1, 1, { 1 }, { 1 } },
+        { 2, 1, { 2, 3 }, { 3 } },    { 2, 2, { 1, 3 }, { 0, 1 } }, { 3, 1, { 1, 1, 1 }, { 2 } },
+        { 1, 3, { 3 }, { 2, 1, 1 } },
     };
-    for (size_t i = 0; i < 3 * sizeof dst / sizeof dst[0]; i++) {
+    for (int i = 0; i < 3 * k_count(k, 200); i++) {
+        int p = i / 3 % 7, dn;
         k_op op = i % 3 == 0 ? K_BINARY_INTO : i % 3 == 1 ? K_SCALAR_INTO : K_UNARY_INTO;
+        int64_t ds[ND_MAX_DIMS];
         k_call c = k_new(k, op);
-        k_arg(&c, k_compact(k, &c, 2, op == K_BINARY_INTO ? (int64_t[]){ 3, 1 }
-                                                          : (int64_t[]){ 3, 4 }, K_DISTINCT));
+        c.code = p % (op == K_UNARY_INTO ? ND_ABS + 1 : ND_GE + 1);
+        k_arg(&c, k_view(k, &c, pairs[p].na, pairs[p].sa, K_ANY | K_REPEAT, K_INTEGERS));
         if (op == K_BINARY_INTO)
-            k_arg(&c, k_compact(k, &c, 2, (int64_t[]){ 1, 4 }, K_DISTINCT));
-        k_arg(&c, k_view(k, &c, dst[i / 3].n, dst[i / 3].shape, K_ANY, K_NEGATIVE));
-        k_check(k, &c, "dst must have exactly the result's shape: it is never broadcast");
+            k_arg(&c, k_view(k, &c, pairs[p].nb, pairs[p].sb, K_ANY | K_REPEAT, K_SPECIAL));
+        if (i / 21 % 5 == 0)
+            k_broadcast_shape(pairs[p].na, pairs[p].sa, op == K_BINARY_INTO ? pairs[p].nb : 0,
+                              pairs[p].sb, &dn, ds);
+        else
+            dn = k_shape(k, (int)k_int(k, 0, 3), 0, 3, 27, ds);
+        k_arg(&c, k_view(k, &c, dn, ds, K_ANY, K_NEGATIVE));
+        k_check(k, &c, "dst must have exactly the result's shape (same ndim and sizes: a shape "
+                "the inputs broadcast to is not enough); it is never broadcast");
     }
 }
 
 static void scalar_unary_errors(k_ctx *k)
 {
     for (k_op op = K_SCALAR; op <= K_UNARY_INTO; op++)
-        k_check_ewise_refusals(k, op, 0, NULL);
+        k_check_ewise_refusals(k, op, 3, bad_codes);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -220,17 +265,23 @@ static void scalar_unary_errors(k_ctx *k)
 
 static void rows_of_every_stride(k_ctx *k)
 {
-    /* one row per call: lengths around the block size (16), and every mix
-     * of contiguous, reversed, gapped and repeated (stride 0) operands */
-    static const int64_t lengths[] = { 1, 2, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 100,
-                                       257 };
-    static const int64_t dst_steps[] = { 1, -1, 2 }, in_steps[] = { 1, -1, 3, 0 };
-    for (int i = 0; i < 15 * 3 * 4 * 4 * 3; i++) {
-        int f = i / 3 % 48;
-        k_op op = i % 3 == 0 ? K_BINARY_INTO : i % 3 == 1 ? K_SCALAR_INTO : K_UNARY_INTO;
+    /* one row per call: lengths around the block sizes a vectorised loop
+     * uses (8 to 64 floats), every mix of contiguous, reversed, gapped and
+     * repeated (stride 0) operands; dst contiguous, reversed, gapped, or a
+     * itself (step 0 here) */
+    static const int64_t lengths[] = { 1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 48,
+                                       49, 63, 64, 65, 100, 127, 128, 129, 255, 256, 257, 1001 };
+    static const int64_t dst_steps[] = { 1, -1, 2, 0 }, a_steps[] = { 1, -1, 2, 0 },
+                         b_steps[] = { 1, -1, 3, 0 };
+    for (int i = 0; i < 27 * 64 * 4; i++) {
+        int f = i / 4 % 64;
+        int64_t sd = dst_steps[f / 16], sa = a_steps[f / 4 % 4];
+        k_op op = (k_op[]){ K_BINARY_INTO, K_SCALAR_INTO, K_UNARY_INTO, K_BINARY }[i % 4];
+        if (sd == 0 && sa == 0)
+            continue;   /* dst is a: a must not repeat elements */
         k_call c = k_ewise_row(k, op, f % (op == K_UNARY_INTO ? ND_ABS + 1 : ND_GE + 1),
-                               lengths[i / 144], in_steps[f / 4 % 4], in_steps[f % 4],
-                               dst_steps[f / 16], 0);
+                               lengths[i / 256], sa, b_steps[f % 4], sd,
+                               sd == 0 ? K_OUT_IS_A : 0);
         k_check(k, &c, "a block path only for rows contiguous in dst and a (b contiguous or "
                 "stride 0); every other row, and the tail after the blocks, one element at "
                 "a time");
@@ -238,16 +289,23 @@ static void rows_of_every_stride(k_ctx *k)
 }
 
 /* The forms of a call whose output is an input: f(a, b, dst = a), f(a, b,
- * dst = b), f(a, a, dst = a), then the scalar and unary f(a, dst = a); for
- * the allocating functions out is that input instead. */
+ * dst = b), f(a, a, dst = a), the scalar and unary f(a, dst = a), and a
+ * refused f(a, b, dst = a) (b does not broadcast, or the op does not exist),
+ * which changes nothing; for the allocating functions out is that input
+ * instead. */
 static void aliased_calls(k_ctx *k, k_op bin, int count, const char *hint)
 {
-    static const int how[] = { K_OUT_IS_A, K_OUT_IS_B, K_OUT_IS_A | K_B_IS_A };
-    for (int i = 0; i < 5 * count; i++) {
-        int form = i % 5;
-        k_op op = (k_op)(bin + (form < 3 ? 0 : form == 3 ? 2 : 4));   /* scalar, unary */
-        k_call c = k_ewise(k, op, i / 5 % (form == 4 ? ND_ABS + 1 : ND_GE + 1), i / 5 % 7,
-                           i % 3 ? 5 : 40, 256, how[form < 3 ? form : 0]);
+    static const int how[] = { K_OUT_IS_A, K_OUT_IS_B, K_OUT_IS_A | K_B_IS_A, K_OUT_IS_A,
+                               K_OUT_IS_A, K_OUT_IS_A };
+    for (int i = 0; i < 6 * k_count(k, count); i++) {
+        int form = i % 6;
+        k_op op = (k_op)(bin + (form == 3 ? 2 : form == 4 ? 4 : 0));   /* scalar, unary */
+        k_call c = random_call(k, op, i / 6, how[form]);
+        int64_t last = c.args[0].ndim > 0 ? c.args[0].shape[c.args[0].ndim - 1] : 0;
+        if (form == 5 && last > 1)
+            c.args[1] = k_compact(k, &c, 1, (int64_t[]){ last + 1 }, K_DISTINCT);
+        else if (form == 5)
+            c.code = i / 6 % 2 ? -1 : ND_GE + 1;
         k_check(k, &c, hint);
     }
 }
@@ -255,80 +313,89 @@ static void aliased_calls(k_ctx *k, k_op bin, int count, const char *hint)
 static void into_aliases_input(k_ctx *k)
 {
     aliased_calls(k, K_BINARY_INTO, 150, "dst may be a or b itself: read each element before "
-                  "writing it, and no restrict on the row pointers");
+                  "writing it, never stage dst's old values, and no restrict on the row "
+                  "pointers; a refused call changes nothing");
 }
 
 static void new_out_aliases_input(k_ctx *k)
 {
     aliased_calls(k, K_BINARY, 100, "compute into a new array, then release out's old "
-                  "reference (out may be a or b) and store the result: the given functions do "
-                  "it with nd_replace");
+                  "reference exactly once (out may be a or b) and store the result: the given "
+                  "functions do it with nd_replace; on an error leave it as it was");
 }
 
 static void ewise_large(k_ctx *k)
 {
-    /* 2^20 elements: two compact operands (one long row), in place, and a
-     * transposed a minus a broadcast column into a reversed dst */
-    int64_t sq[2] = { 1024, 1024 }, tr[2] = { 1, 1024 }, rev[2] = { -1024, -1 };
-    k_call c = k_new(k, K_BINARY);
-    k_arg(&c, k_compact(k, &c, 2, sq, K_INTEGERS));
-    k_arg(&c, k_compact(k, &c, 2, sq, K_RANDOM));
-    k_check(k, &c, EWISE_HINT);
-    c = k_new(k, K_BINARY_INTO);
-    c.code = ND_MUL;
-    k_arg(&c, k_compact(k, &c, 2, sq, K_INTEGERS));
-    k_arg(&c, k_compact(k, &c, 2, sq, K_RANDOM));
-    k_arg(&c, c.args[0]);
-    k_check(k, &c, INTO_HINT);
-    c = k_new(k, K_BINARY_INTO);
-    c.code = ND_SUB;
-    k_arg(&c, k_strided(k, &c, 1 << 20, 2, sq, tr, 0, K_INTEGERS));
-    k_arg(&c, k_compact(k, &c, 2, (int64_t[]){ 1024, 1 }, K_RANDOM));
-    k_arg(&c, k_strided(k, &c, 1 << 20, 2, sq, rev, (1 << 20) - 1, K_NEGATIVE));
-    k_check(k, &c, INTO_HINT);
+    /* n = m * m = 2^20 elements (2^22 in the hidden tests): compact; a
+     * transposed; a reversed row broadcast; a minus a column into a
+     * reversed dst; in place; tanh on 8 reversed axes */
+    int64_t m = k_count(k, 1024), n = m * m, sq[2] = { m, m }, tr[2] = { 1, m },
+            rev[2] = { -m, -1 }, s8[8], st8[8];
+    for (int d = 7, s = 1; d >= 0; s *= (int)s8[d--]) {
+        s8[d] = d == 0 ? n / (1 << 14) : 4;
+        st8[d] = -s;
+    }
+    for (int i = 0; i < 6; i++) {
+        k_call c = k_new(k, (k_op[]){ K_BINARY, K_BINARY, K_BINARY, K_BINARY_INTO,
+                                      K_BINARY_INTO, K_UNARY }[i]);
+        c.code = (int[]){ ND_ADD, ND_DIV, ND_MAXIMUM, ND_SUB, ND_MUL, ND_TANH }[i];
+        k_arg(&c, i == 1   ? k_strided(k, &c, n, 2, sq, tr, 0, K_INTEGERS)
+                  : i == 5 ? k_strided(k, &c, n, 8, s8, st8, n - 1, K_RANDOM)
+                           : k_compact(k, &c, 2, sq, K_RANDOM));
+        if (i < 5)
+            k_arg(&c, i == 2   ? k_strided(k, &c, m, 1, sq, (int64_t[]){ -1 }, m - 1, K_SPECIAL)
+                      : i == 3 ? k_compact(k, &c, 2, (int64_t[]){ m, 1 }, K_INTEGERS)
+                               : k_compact(k, &c, 2, sq, K_INTEGERS));
+        if (i == 3 || i == 4)
+            k_arg(&c, i == 3 ? k_strided(k, &c, n, 2, sq, rev, n - 1, K_NEGATIVE) : c.args[0]);
+        k_check(k, &c, i < 3 ? EWISE_HINT : INTO_HINT);
+    }
 }
 
 /* ---------------------------------------------------------------------- */
 /* Extreme shapes (issue #17)                                             */
 /* ---------------------------------------------------------------------- */
 
-/* A call of op (K_BINARY, or one of a alone) on views of one float with
- * stride 0: a of shape (na, sa), b of (nb, sb). */
-static k_call ewise_huge(k_ctx *k, k_op op, int code, int na, const int64_t *sa, int nb,
-                         const int64_t *sb)
-{
-    static const int64_t zeros[ND_MAX_DIMS] = { 0 };
-    k_call c = k_on_view(k, op, 1, na, sa, zeros, 0);
-    c.code = code;
-    c.scalar = 2.0f;
-    if (op == K_BINARY)
-        k_arg(&c, k_at(0, nb, sb, zeros, 0));
-    return c;
-}
-
-/* The errors of making a result name the operation, not the framework's
- * nd_empty ("empty: cannot allocate ..." once): a result shape with too
- * many elements, and a result no machine can allocate (2^58 floats, 2^60
- * bytes; the kit's executor sets allocator_may_return_null=1 for
- * AddressSanitizer, so malloc returns NULL in both builds). */
+/* Results too large: a and b views of one float (stride 0) whose broadcast
+ * has 2^e elements over 6..8 axes of up to 2^16 each, e in 55..58 (no
+ * machine allocates 2^57 bytes or more: ND_ERR_NOMEM; the kit's executor
+ * sets allocator_may_return_null=1 for AddressSanitizer, so malloc returns
+ * NULL in both builds) or, for a OP b, 59..84 (no valid shape: ND_ERR_ARG;
+ * a and b each valid), for every kind of call that makes a new array.  The
+ * error names the operation, not the framework's nd_empty. */
 static void extreme_ewise_result_errors(k_ctx *k)
 {
-    static const int64_t two = 2, col[2] = { K_P2(40), 1 }, row[2] = { 1, K_P2(40) },
-                         c29[2] = { K_P2(29), 1 }, r29[2] = { 1, K_P2(29) }, most = ND_MAX_NUMEL;
-    static const char *const hint = "check the result's shape (nd_check_shape) and report a "
-        "failed allocation in the operation's own name, not nd_empty's";
+    static const int64_t zeros[ND_MAX_DIMS] = { 0 }, two = 2;
     k_call c = k_on_array(k, K_BINARY, 1, &two);
     k_arg(&c, c.args[0]);
     k_expect(k, &c, ND_OK, EWISE_HINT);
-    /* (2^40,1) + (1,2^40): a result of 2^80 elements is no valid shape */
-    c = ewise_huge(k, K_BINARY, ND_ADD, 2, col, 2, row);
-    k_expect(k, &c, ND_ERR_ARG, hint);
-    c = ewise_huge(k, K_BINARY, ND_ADD, 2, c29, 2, r29);
-    k_expect(k, &c, ND_ERR_NOMEM, hint);
-    c = ewise_huge(k, K_UNARY, ND_NEG, 1, &most, 0, NULL);
-    k_expect(k, &c, ND_ERR_NOMEM, hint);
-    c = ewise_huge(k, K_SCALAR, ND_MUL, 1, &most, 0, NULL);
-    k_expect(k, &c, ND_ERR_NOMEM, hint);
+    for (int i = 0; i < k_count(k, 30); i++) {
+        k_op op = i % 3 == 0 ? K_BINARY : i % 3 == 1 ? K_UNARY : K_SCALAR;
+        int nd = (int)k_int(k, 6, 8), e = (int)k_int(k, 55, op == K_BINARY ? 84 : 58);
+        int bits[ND_MAX_DIMS] = { 0 }, ea = 0, eb = 0;
+        for (int left = e; left > 0;) {
+            int d = (int)k_int(k, 0, nd - 1);
+            if (bits[d] < 16) {
+                bits[d]++;
+                left--;
+            }
+        }
+        int64_t sa[ND_MAX_DIMS], sb[ND_MAX_DIMS], out[ND_MAX_DIMS];
+        for (int d = 0; d < nd; d++) {   /* each axis from the side that has fewer bits */
+            bool from_a = op != K_BINARY || ea < eb || (ea == eb && k_one_in(k, 2));
+            out[d] = K_P2(bits[d]);
+            sa[d] = from_a ? out[d] : 1;
+            sb[d] = from_a ? 1 : out[d];
+            *(from_a ? &ea : &eb) += bits[d];
+        }
+        c = k_on_view(k, op, 1, nd, sa, zeros, 0);
+        if (op == K_BINARY)
+            k_arg(&c, k_at(0, nd, sb, zeros, 0));
+        c.code = (int)k_int(k, 0, op == K_UNARY ? ND_ABS : ND_GE);
+        k_expect(k, &c, e > 58 ? ND_ERR_ARG : ND_ERR_NOMEM, "check the result's shape "
+                 "(nd_check_shape) and report a failed allocation in the operation's own "
+                 "name, not nd_empty's");
+    }
 }
 
 static const k_test tests[] = {
