@@ -362,7 +362,7 @@ static void cuda_device(k_ctx *k)
     (void)k;
     k_fail("the CUDA device is unusable, so no CUDA test ran: %s", cuda_why);
 }
-static const k_test cuda_device_test = { "cuda_device", cuda_device, K_HOST, 0, NULL };
+static const k_test cuda_device_test = { "cuda_device", cuda_device, K_HOST, 0, NULL, NULL, NULL, 1 };
 
 static bool progress_line;
 
