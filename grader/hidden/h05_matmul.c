@@ -30,6 +30,8 @@
 #define VIEWS_HINT "pack the panels through the views' strides and offset: a transposed, " \
     "reversed, windowed or stride-0 a or b must give the same product as its compact copy"
 
+static const k_op both[2] = { K_MATMUL, K_MATMUL_NAIVE };
+
 static void mid_sizes(k_ctx *k)
 {
     static const struct { int nda, ndb; int64_t sa[3], sb[3]; } cases[] = {
