@@ -291,29 +291,37 @@ static void matmul_many_rows(k_ctx *k)
 /* More than one grid pass                                                */
 /* ---------------------------------------------------------------------- */
 
-/* 65535 blocks of 256 threads are 16776960 threads: 1001 more elements
- * need a second pass of the grid-stride loop. */
+/* 65535 blocks of 256 threads are 16776960 threads: a view of 1002 more
+ * elements (no permutation of compact memory: the gather kernels) needs a
+ * second pass of the grid-stride loop, in each kernel. */
 static void large_fill_and_add(k_ctx *k)
 {
-    int64_t n = 65535LL * 256 + 1001;
-    k_call c = k_new(k, K_SETITEM_SCALAR);
-    k_arg(&c, k_compact(k, &c, 1, &n, K_POISON));
-    c.scalar = 2.0f;
-    k_check(k, &c, GRID_HINT);
-    c = k_new(k, K_BINARY);
-    k_arg(&c, k_compact(k, &c, 1, &n, K_INTEGERS));
-    k_arg(&c, k_compact(k, &c, 1, (int64_t[]){ 1 }, K_NEGATIVE));
-    k_check(k, &c, GRID_HINT);
+    int64_t half = (65535LL * 256 + 1002) / 2, shape[2] = { 2, half }, n = 2 * half;
+    int64_t strides[2] = { 1, -2 }, offset = (half - 1) * 2;
+    for (int op = 0; op < 4; op++) {
+        static const k_op ops[] = { K_COMPACT, K_SETITEM, K_SETITEM_SCALAR, K_BINARY };
+        k_call c = k_new(k, ops[op]);
+        k_arg(&c, k_strided(k, &c, n, 2, shape, strides, offset, K_INTEGERS));
+        if (op == 1 || op == 3)
+            k_arg(&c, k_compact(k, &c, 2, shape, K_INTEGERS));
+        c.scalar = 2.5f;
+        c.code = ND_MUL;
+        k_check(k, &c, GRID_HINT);
+    }
 }
 
-/* More outputs than blocks: 65600 sums of 40 (blocks of two warps, the
- * first blocks folding two outputs), and a batch of 70000 matrices. */
+/* More outputs than blocks: 65600 sums and maxes of 40, read across the
+ * rows (blocks of two warps, the first blocks folding two outputs), and a
+ * batch of 70000 matrices. */
 static void large_reduce_and_batch(k_ctx *k)
 {
-    k_call c = k_new(k, K_REDUCE);
-    k_arg(&c, k_compact(k, &c, 2, (int64_t[]){ 65600, 40 }, K_RANDOM));
-    reduce(k, c, ND_SUM, 1, GRID_HINT "; a block that folds a second output must wait "
-           "(__syncthreads) until warp 0 has read the shared slots of the first");
+    for (int op = ND_SUM; op <= ND_MAX; op++) {
+        k_call c = k_new(k, K_REDUCE);
+        k_arg(&c, k_strided(k, &c, 40 * 65600, 2, (int64_t[]){ 40, 65600 }, (int64_t[]){ 1, 40 },
+                            0, K_RANDOM));
+        reduce(k, c, op, 0, GRID_HINT "; a block that folds a second output must wait "
+               "(__syncthreads) until warp 0 has read the shared slots of the first");
+    }
     matmuls(k, 3, (int64_t[]){ 70000, 2, 3 }, 3, (int64_t[]){ 70000, 3, 2 }, 0, "more matrices "
             "than gridDim.z allows: loop z += gridDim.z");
 }

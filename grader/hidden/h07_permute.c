@@ -25,20 +25,6 @@
  */
 #include "kit.h"
 
-static void permute_past_the_grid(k_ctx *k)
-{
-    static const struct { int64_t e; int n; int64_t shape[3], perm[3]; int v; } cases[] = {
-        { 16, 3, { 4200, 33, 2 }, { 0, 2, 1 }, 3 }, { 1, 3, { 2, 1400, 1500 }, { 0, 2, 1 }, 3 },
-        { 2, 3, { 4100, 2, 66 }, { 0, 2, 1 }, 4 },  { 1, 2, { 1100, 1000 }, { 1, 0 }, 2 },
-        { 8, 3, { 3, 1000, 400 }, { 2, 0, 1 }, 2 }, { 4, 3, { 2, 700, 800 }, { 1, 2, 0 }, 1 },
-    };
-    for (int i = 0; i < 6; i++) {
-        k_call c = k_permute_call(k, cases[i].e, cases[i].n, cases[i].shape, cases[i].perm,
-                                  cases[i].v, 0, 0);
-        k_check(k, &c, NULL);
-    }
-}
-
 /* ---------------------------------------------------------------------- */
 /* Performance, on the emulator's instrumented build                      */
 /* ---------------------------------------------------------------------- */
@@ -113,8 +99,9 @@ static const k_test tests[] = {
     K_AGAIN(transpose2_tile_sizes, public_07, permute_transpose2, 8, K_BOTH, 5, "version 4 "
             "moves pairs of 2-byte elements as 4-byte words through a 64 x 64 tile; both "
             "__syncthreads(); r < rows && c < cols"),
-    K_TEST(permute_past_the_grid, K_BOTH | K_PLAIN, 4, "grid-stride loops in every kernel: "
-           "over tiles (t += gridDim.x) or units (i += gridDim.x * blockDim.x)"),
+    K_AGAIN(permute_past_the_grid, public_07, permute_large_grid, 1, K_BOTH | K_PLAIN, 4,
+            "grid-stride loops in every kernel: over tiles (t += gridDim.x) or units (i += "
+            "gridDim.x * blockDim.x)"),
     K_AGAIN(permute_errors_untouched, public_07, permute_errors, 1, K_BOTH, 4, "check "
             "everything before moving a byte"),
     K_AGAIN(compact_permuted, public_07, compact_permuted_views, 20, K_CUDA, 4, "nd_compact of "
