@@ -73,18 +73,22 @@ static void simplify_known(k_ctx *k)
 
 static void simplify_random(k_ctx *k)
 {
-    for (int i = 0; i < 400; i++) {
+    for (int i = 0; i < k_count(k, 400); i++) {
         int n = (int)k_int(k, 0, ND_MAX_DIMS);
         int64_t shape[ND_MAX_DIMS], perm[ND_MAX_DIMS];
         for (int d = 0; d < n; d++)
             shape[d] = k_one_in(k, 3) ? 1 : k_one_in(k, 30) ? 0 : k_int(k, 2, 4);
         k_perm(k, n, perm);
-        if (n > 1 && k_one_in(k, 2)) {   /* a rotation: neighbours that merge */
+        if (n > 1 && i % 3 == 0) {   /* in order but for one swap of neighbours */
+            int64_t s = k_int(k, 0, n - 2);
+            for (int d = 0; d < n; d++)
+                perm[d] = d == s ? s + 1 : d == s + 1 ? s : d;
+        } else if (n > 1 && k_one_in(k, 2)) {   /* a rotation: neighbours that merge */
             int64_t cut = k_int(k, 1, n - 1);
             for (int d = 0; d < n; d++)
                 perm[d] = (d + cut) % n;
         }
-        simplify(k, n, shape, perm, i % 4 == 0, SIMPLIFY_HINT);
+        simplify(k, n, shape, perm, i % 2 == 0, SIMPLIFY_HINT);
     }
 }
 
@@ -96,13 +100,15 @@ static void simplify_errors(k_ctx *k)
         { -1, { 2, 3, 4 }, { 2, 0, 1 }, ND_ERR_ARG }, { 9, { 2, 3, 4 }, { 2, 0, 1 }, ND_ERR_ARG },
         { 3, { 2, -1, 4 }, { 2, 0, 1 }, ND_ERR_ARG }, { 3, { 2, 3, 4 }, { 0, 1, 1 }, ND_ERR_AXIS },
         { 3, { 2, 3, 4 }, { 0, 1, 3 }, ND_ERR_AXIS }, { 3, { 2, 3, 4 }, { -1, 0, 1 }, ND_ERR_AXIS },
+        { 3, { 2, 3, 4 }, { 2, 1, 2 }, ND_ERR_AXIS },
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    for (size_t i = 0; i < 2 * sizeof bad / sizeof bad[0]; i++) {   /* in place the 2nd time */
         k_call c = k_new(k, K_SIMPLIFY_PERM);
-        k_list(&c, 0, 3, bad[i].shape);
-        k_list(&c, 1, 3, bad[i].perm);
-        c.n = bad[i].n;
-        k_expect(k, &c, bad[i].want, NULL);
+        k_list(&c, 0, 3, bad[i / 2].shape);
+        k_list(&c, 1, 3, bad[i / 2].perm);
+        c.n = bad[i / 2].n;
+        c.at[0] = i % 2;   /* a refusal leaves shape and perm as they were */
+        k_expect(k, &c, bad[i / 2].want, NULL);
     }
     for (int i = 0; i < 5; i++) {   /* each pointer NULL in turn */
         k_call c = k_new(k, K_SIMPLIFY_PERM);
@@ -120,35 +126,45 @@ static void simplify_errors(k_ctx *k)
 /* nd_permute_bytes, version by version                                   */
 /* ---------------------------------------------------------------------- */
 
+/* Random permutations of 1 to 8 axes (some of size 0), the last axis kept a
+ * quarter of the time, every element size and versions 0 to 2, at shifted
+ * addresses (whole elements for version 2). */
 static void permute_random(k_ctx *k)
 {
-    for (int n = 1; n <= 6; n++)
-        for (int t = 0; t < 3; t++) {
-            int64_t shape[ND_MAX_DIMS], perm[ND_MAX_DIMS];
-            k_shape(k, n, 1, n <= 3 ? 9 : 5, 1500, shape);
-            k_perm(k, n, perm);
-            for (int i = 0; i < 5; i++)
-                for (int v = 0; v <= 2; v++)
-                    permute(k, sizes[i], n, shape, perm, v, 0, 0, PERMUTE_HINT);
-        }
+    for (int t = 0; t < k_count(k, 270); t++) {
+        int64_t e = sizes[t % 5], shape[ND_MAX_DIMS], perm[ND_MAX_DIMS];
+        int v = t / 5 % 3, n = (int)k_int(k, 1, ND_MAX_DIMS);
+        k_shape(k, n, t % 23 == 0 ? 0 : 1, n > 5 ? 3 : 6, 3000, shape);
+        k_perm(k, n, perm);
+        for (int d = 0; d < n - 1 && t % 4 == 0; d++)   /* keep the last axis last */
+            if (perm[d] == n - 1) {
+                perm[d] = perm[n - 1];
+                perm[n - 1] = n - 1;
+            }
+        int64_t unit = v == 2 ? e : 1;
+        permute(k, e, n, shape, perm, v, unit * k_int(k, 0, 3), unit * k_int(k, 0, 3),
+                PERMUTE_HINT);
+    }
 }
 
-/* (1,0) and (0,2,1) around the 32 x 32 tile, every element size, every
- * version (4 refuses what is not 2-byte pairs, 3 and 4 what simplifies to
- * no transpose). */
+/* (1,0), (0,2,1) with a batch, and (2,1,r,c1,c2) by (0,1,3,4,2), which
+ * simplifies to (0,2,1) of (2,r,c1*c2), at pairs of sizes around the 32 x 32
+ * tile (all 64 pairs with k_count 64), every element size, every version (4
+ * refuses what is not 2-byte pairs, 3 and 4 what simplifies to no transpose). */
 static void permute_transpose_edges(k_ctx *k)
 {
-    static const int64_t shapes[][3] = {
-        { 1, 1, 1 }, { 1, 1, 33 }, { 1, 31, 1 }, { 1, 32, 32 }, { 1, 33, 65 }, { 1, 64, 30 },
-        { 3, 17, 40 }, { 2, 66, 34 }, { 5, 2, 7 }, { 2, 40, 96 },
-    };
-    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
-        for (int three = shapes[s][0] == 1 ? 0 : 1; three <= 1; three++)
-            for (int i = 0; i < 5; i++)
-                for (int v = 0; v <= 4; v++)
-                    permute(k, sizes[i], 2 + three, shapes[s] + 1 - three,
-                            three ? (int64_t[]){ 0, 2, 1 } : (int64_t[]){ 1, 0 }, v, 0, 0,
-                            TRANSPOSE_HINT);
+    static const int64_t sz[] = { 1, 2, 31, 32, 33, 63, 65, 66 };
+    static const int64_t perms[3][5] = { { 1, 0 }, { 0, 2, 1 }, { 0, 1, 3, 4, 2 } };
+    for (int i = 0; i < k_count(k, 16); i++) {
+        int64_t r = sz[i % 8], cols = sz[(i / 8 + 3 * i) % 8], c1 = cols % 2 ? 1 : 2;
+        int form = i % 3;
+        int64_t shape[3][5] = { { r, cols }, { k_int(k, 2, 3), r, cols },
+                                { 2, 1, r, c1, cols / c1 } };
+        for (int e = 0; e < 5; e++)
+            for (int v = 0; v <= 4; v++)
+                permute(k, sizes[e], 2 + form + (form == 2), shape[form], perms[form], v, 0,
+                        0, TRANSPOSE_HINT);
+    }
 }
 
 static void permute_transpose_after_simplify(k_ctx *k)
@@ -168,16 +184,19 @@ static void permute_transpose_after_simplify(k_ctx *k)
     }
 }
 
+/* Version 4 at pairs of sizes around its 64 x 64 tile (all 64 pairs with
+ * k_count 64), 2-D or batched, at addresses shifted by whole words. */
 static void permute_transpose2(k_ctx *k)
 {
-    static const int64_t shapes[][3] = { { 1, 2, 2 }, { 1, 64, 64 }, { 1, 66, 130 },
-                                         { 3, 18, 100 }, { 2, 128, 2 }, { 4, 34, 62 } };
-    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-        bool two = shapes[s][0] == 1;
-        permute(k, 2, two ? 2 : 3, shapes[s] + two, two ? (int64_t[]){ 1, 0 }
-                : (int64_t[]){ 0, 2, 1 }, 4, 0, 0, "transpose2_kernel: a word holds elements "
-                "2w (low half) and 2w + 1 (high half); the tile is 64 x 64 elements; both "
-                "__syncthreads(); guard with r < rows && c < cols");
+    static const int64_t sz[] = { 2, 30, 32, 34, 62, 64, 66, 130 };
+    for (int i = 0; i < k_count(k, 8); i++) {
+        int64_t r = sz[i % 8], cols = sz[(i / 8 + 3 * i) % 8];
+        bool two = (i + i / 8) % 2;
+        permute(k, 2, two ? 2 : 3, two ? (int64_t[]){ r, cols } : (int64_t[]){ 3, r, cols },
+                two ? (int64_t[]){ 1, 0 } : (int64_t[]){ 0, 2, 1 }, 4, 4 * (i % 3),
+                4 * (i / 8 % 2), "transpose2_kernel: a word holds elements 2w (low half) and "
+                "2w + 1 (high half); the tile is 64 x 64 elements; both __syncthreads(); guard "
+                "with r < rows && c < cols");
     }
 }
 
@@ -186,10 +205,10 @@ static void permute_movement(k_ctx *k)
 {
     static const int64_t lasts[] = { 1, 2, 3, 4, 6, 8, 16 };
     static const int64_t shifts[][2] = { { 0, 0 }, { 1, 0 }, { 0, 2 }, { 4, 4 }, { 8, 0 },
-                                         { 3, 5 } };
+                                         { 3, 5 }, { 6, 12 } };
     for (int l = 0; l < 7; l++)
         for (int i = 0; i < 5; i++)
-            for (int s = 0; s < 6; s++)
+            for (int s = 0; s < 7; s++)
                 for (int v = 0; v <= 2; v++)   /* 2 refuses what only naive can move */
                     permute(k, sizes[i], 4, (int64_t[]){ 2, 5, 3, lasts[l] },
                             (int64_t[]){ 0, 2, 1, 3 }, v, shifts[s][0], shifts[s][1],
@@ -259,6 +278,9 @@ static void permute_large_grid(k_ctx *k)
         { 1, 2, { 1031, 1067 }, { 1, 0 }, 1 },
         { 4, 2, { 70001, 3 }, { 1, 0 }, 0 },        /* an axis past 65535 */
         { 2, 3, { 3, 70001, 2 }, { 1, 0, 2 }, 2 },
+        { 16, 3, { 4200, 33, 2 }, { 0, 2, 1 }, 3 }, { 1, 3, { 2, 1400, 1500 }, { 0, 2, 1 }, 3 },
+        { 2, 3, { 4100, 2, 66 }, { 0, 2, 1 }, 4 },  { 1, 2, { 1100, 1000 }, { 1, 0 }, 2 },
+        { 8, 3, { 3, 1000, 400 }, { 2, 0, 1 }, 2 }, { 4, 3, { 2, 700, 800 }, { 1, 2, 0 }, 1 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         permute(k, cases[i].e, cases[i].n, cases[i].shape, cases[i].perm, cases[i].v, 0, 0,
@@ -270,8 +292,9 @@ static void permute_errors(k_ctx *k)
 {
     int64_t shape[K_LIST] = { 3, 4 }, perm[K_LIST] = { 1, 0 };
     permute(k, 4, 2, shape, perm, -1, 0, 0, PERMUTE_HINT);
-    for (int i = 0; i < 17; i++) {
-        k_call c = k_permute_call(k, 4, 2, shape, perm, i >= 15 ? 5 - (i - 15) : -1, 0, 0);
+    for (int i = 0; i < 25; i++) {
+        k_call c = k_permute_call(k, i == 22 || i == 23 ? 2 : 4, 2, shape, perm,
+                                  i >= 15 && i < 17 ? 5 - (i - 15) : -1, 0, 0);
         switch (i) {
         case 0: case 1: c.at[3] = i + 1; break;          /* src, then dst NULL */
         case 2: case 3: c.list_null[i - 2] = true; break; /* shape, then perm NULL */
@@ -282,14 +305,23 @@ static void permute_errors(k_ctx *k)
         case 10: c.n = -1; break;
         case 11: c.n = ND_MAX_DIMS + 1; break;
         case 12: c.list[0][1] = -4; break;
-        case 13: c.list[1][1] = 1; break;                 /* (1,1): ND_ERR_AXIS */
-        case 14: c.at[3] = 4, c.at[2] = 16; break;        /* dst overlaps src */
+        case 13: case 14: c.list[1][1] = i - 12; break;  /* (1,1), (1,2): ND_ERR_AXIS */
+        case 17: c.at[3] = 4, c.at[2] = 3 * 4 * 4 - 1; break;   /* one byte in common */
+        case 18: c = k_permute_call(k, 2, 3, (int64_t[]){ 2, 3, 4 }, (int64_t[]){ 2, 1, 0 },
+                                    3, 0, 0); break;   /* forced: no transpose */
+        case 19: c.code = 3, c.list[1][0] = 0, c.list[1][1] = 1; break;   /* the identity */
+        case 20: c.code = 2, c.at[1] = 1; break;                   /* misaligned */
+        case 21: c.code = 0, c.list[1][0] = 0, c.list[1][1] = 1; break;   /* ran 0: a copy */
+        case 22: c.code = 4, c.list[0][0] = 7; break;              /* an odd axis */
+        case 23: c.code = 4, c.at[1] = 2; break;                   /* not a multiple of 4 */
+        case 24: c.code = 3; break;                                /* ran 3 when forced */
         default: break;                                    /* version 5; version 4 of floats */
         }
         k_check(k, &c, NULL);
     }
-    for (int apart = 0; apart <= 1; apart++) {   /* dst 44 bytes before src, then 48 */
-        k_call c = k_permute_call(k, 4, 2, shape, perm, -1, 44 + 4 * apart, 0);
+    for (int apart = 0; apart <= 2; apart++) {   /* dst 44 bytes before src, 48, 47 */
+        k_call c = k_permute_call(k, 4, 2, shape, perm, -1, (int64_t[]){ 44, 48, 47 }[apart],
+                                  0);
         c.at[3] = 4;   /* dst lies in src's buffer */
         k_check(k, &c, "src and dst overlap when [src, src + bytes) and [dst, dst + bytes) "
                 "share a byte; 48 bytes apart, they do not");
@@ -316,6 +348,25 @@ static void compact_permuted_views(k_ctx *k)
                             views[i].offset, K_DISTINCT));
         k_check(k, &c, "a permutation of compact memory goes through nd_permute_bytes on "
                 "CUDA: the permute_* tests say which version is wrong");
+    }
+    for (int t = 0; t < k_count(k, 6); t++) {   /* random permutations of compact blocks */
+        int n = (int)k_int(k, 1, 6);
+        int64_t base[ND_MAX_DIMS], perm[ND_MAX_DIMS], shape[ND_MAX_DIMS], st[ND_MAX_DIMS];
+        k_shape(k, n, 1, n > 3 ? 6 : 40, 20000, base);
+        if (t % 5 == 0 && n >= 2)   /* two axes past the 32 x 32 tile */
+            base[n - 1] = k_int(k, 30, 70), base[n - 2] = k_int(k, 30, 70);
+        k_perm(k, n, perm);
+        for (int d = 0; d < n; d++) {
+            shape[d] = base[perm[d]];
+            st[d] = 1;
+            for (int e = perm[d] + 1; e < n; e++)
+                st[d] *= base[e];
+        }
+        int64_t pad = k_int(k, 0, 5);
+        k_call c = k_new(k, K_COMPACT);
+        k_arg(&c, k_strided(k, &c, k_numel(n, base) + pad + 3, n, shape, st, pad, K_DISTINCT));
+        k_check(k, &c, "a permutation of compact memory, from the view's offset, goes "
+                "through nd_permute_bytes on CUDA");
     }
 }
 
