@@ -462,6 +462,37 @@ void k_provisional(const char *msg)
     (void)msg;
 }
 
+/* Calls sent ahead to an executor process (the grader's): never here,
+ * where every context runs its calls in this process. */
+uint32_t k_send(k_ctx *k, const k_call *c)
+{
+    (void)k;
+    (void)c;
+    abort();
+}
+
+void k_receive(k_ctx *k, const k_call *c, uint32_t seq, k_res *r)
+{
+    (void)k;
+    (void)c;
+    (void)seq;
+    (void)r;
+    abort();
+}
+
+void k_exec_failed(k_ctx *k, const k_call *c, const char *err)
+{
+    (void)k;
+    (void)c;
+    (void)err;
+    abort();
+}
+
+void k_abandon(k_ctx *k)
+{
+    (void)k;
+}
+
 static void compare_with_reference(const fz_call *c)
 {
     size_t i = 0;
