@@ -78,8 +78,9 @@ const char *k_op_name(k_op op);
  * frame "ND" + 4-byte length + body.  k_read_* validate everything and
  * return an error text (static) or NULL. */
 /* Send call c: its sequence number, 0 if the executor is gone.  On a
- * non-blocking fd that is full, k_wire_wait(fd) is called (NULL: wait
- * until fd takes more); false from it gives up. */
+ * non-blocking fd that is full, k_wire_wait(fd) is called first (to read
+ * a result, which lets the other side go on); when it is NULL or returns
+ * false, having nothing to do, the wire waits until fd takes more. */
 uint32_t k_write_call(int fd, const k_call *c);
 extern bool (*k_wire_wait)(int fd);
 void k_wire_reset(void);

@@ -547,8 +547,6 @@ void k_abandon(k_ctx *k)
 {
     if (k->exec_pid <= 0)
         return;
-    char junk[1];
-    k_wire_take(k->from_exec, junk, 0);
     close(k->to_exec);
     close(k->from_exec);   /* its next result fails to go out: it ends */
     int status;

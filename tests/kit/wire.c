@@ -78,7 +78,7 @@ static bool write_all(int fd, const void *p, size_t n)
         if (w < 0 && errno == EINTR)
             continue;
         if (w < 0 && errno == EAGAIN) {   /* a pipe the runner made non-blocking */
-            if (k_wire_wait != NULL ? !k_wire_wait(fd) : !wait_writable(fd))
+            if ((k_wire_wait == NULL || !k_wire_wait(fd)) && !wait_writable(fd))
                 return false;
             continue;
         }
