@@ -143,10 +143,16 @@ int k_buffer(k_ctx *k, k_call *c, int64_t n, k_fill fill)
     return c->nbufs++;
 }
 
+int k_buffer_of(k_ctx *k, k_call *c, int64_t n, const float *v)
+{
+    int b = k_buffer(k, c, n, K_POISON);
+    memcpy(c->bufs[b].v, v, (size_t)n * sizeof *v);
+    return b;
+}
+
 int k_arg(k_call *c, k_arr a)
 {
-    if (c->nargs >= K_ARGS)
-        k_fail("test setup: more than %d array arguments", K_ARGS);
+    K_REQUIRE(c->nargs < K_ARGS, "test setup: more than %d array arguments", K_ARGS);
     c->args[c->nargs] = a;
     return c->nargs++;
 }
@@ -166,23 +172,22 @@ void k_index(k_call *c, int n, const nd_index *idx)
         c->idx[d] = idx[d];
 }
 
-void k_expect_list(k_ctx *k, k_call c, int n, const int64_t *v, nd_status want,
-                   const char *hint)
+/* Fisher-Yates: v in a random order. */
+static void shuffle(k_ctx *k, int n, int64_t *v)
 {
-    k_list(&c, 0, n, v);
-    k_expect(k, &c, want, hint);
+    for (int d = n - 1; d > 0; d--) {
+        int j = (int)k_int(k, 0, d);
+        int64_t t = v[d];
+        v[d] = v[j];
+        v[j] = t;
+    }
 }
 
 void k_perm(k_ctx *k, int n, int64_t *perm)
 {
     for (int d = 0; d < n; d++)
         perm[d] = d;
-    for (int d = n - 1; d > 0; d--) {
-        int j = (int)k_int(k, 0, d);
-        int64_t t = perm[d];
-        perm[d] = perm[j];
-        perm[j] = t;
-    }
+    shuffle(k, n, perm);
 }
 
 int k_shape(k_ctx *k, int ndim, int64_t lo, int64_t hi, int64_t max_numel, int64_t *shape)
@@ -212,11 +217,7 @@ void k_shape_of(k_ctx *k, int ndim, int64_t n, int64_t *shape)
         }
     }
     shape[ndim - 1] = rest;
-    int64_t perm[ND_MAX_DIMS], t[ND_MAX_DIMS];
-    k_perm(k, ndim, perm);
-    for (int d = 0; d < ndim; d++)
-        t[d] = shape[perm[d]];
-    memcpy(shape, t, (size_t)ndim * sizeof *shape);
+    shuffle(k, ndim, shape);
 }
 
 int k_broadcastable(k_ctx *k, int ndim, const int64_t *shape, int64_t *out)
@@ -227,22 +228,95 @@ int k_broadcastable(k_ctx *k, int ndim, const int64_t *shape, int64_t *out)
     return ndim - drop;
 }
 
+void k_strides(k_ctx *k, int ndim, const int64_t *shape, int64_t *strides)
+{
+    if (k_one_in(k, 5)) {
+        for (int d = 0; d < ndim; d++)
+            strides[d] = k_int(k, -6, 6);
+        return;
+    }
+    int64_t perm[ND_MAX_DIMS];
+    k_perm(k, ndim, perm);
+    if (k_one_in(k, 2))   /* mostly in order: neighbours that may merge */
+        for (int d = 0; d < ndim; d++)
+            perm[d] = d;
+    int64_t s = k_int(k, 1, 2);
+    for (int j = ndim - 1; j >= 0; j--) {
+        strides[perm[j]] = s;
+        s *= (shape[perm[j]] > 0 ? shape[perm[j]] : 1) + (k_one_in(k, 5) ? 1 : 0);
+    }
+    bool flip = k_one_in(k, 4);
+    for (int d = 0; d < ndim; d++) {
+        if (flip || k_one_in(k, 8))
+            strides[d] = -strides[d];
+        if (k_one_in(k, 8))
+            strides[d] = 0;
+    }
+}
+
+int64_t k_wild(k_ctx *k)
+{
+    static const int64_t edge[] = { INT64_MIN, INT64_MAX, K_P2(62), -K_P2(62), INT64_MAX / 3,
+                                    INT64_MIN / 2 + 1, K_P2(40), -1, 0, 1 };
+    switch (k_int(k, 0, 3)) {
+    case 0: return (int64_t)k_next(k);
+    case 1: return k_int(k, -8, 8);
+    default: return edge[k_int(k, 0, (int64_t)(sizeof edge / sizeof edge[0]) - 1)];
+    }
+}
+
 /* ---------------------------------------------------------------------- */
 /* Arrays                                                                 */
 /* ---------------------------------------------------------------------- */
 
-k_arr k_compact(k_ctx *k, k_call *c, int ndim, const int64_t *shape, k_fill fill)
+k_arr k_at(int buf, int ndim, const int64_t *shape, const int64_t *strides, int64_t offset)
 {
-    k_arr a = { .kind = K_VIEW, .ndim = ndim };
-    int64_t n = k_numel(ndim, shape);
-    a.buf = k_buffer(k, c, n, fill);
-    int64_t s = 1;
-    for (int d = ndim - 1; d >= 0; d--) {
+    k_arr a = { .kind = K_VIEW, .buf = buf, .ndim = ndim, .offset = offset };
+    for (int d = 0; d < ndim && d < ND_MAX_DIMS; d++) {
         a.shape[d] = shape[d];
-        a.strides[d] = s;
-        s *= shape[d] > 0 ? shape[d] : 1;
+        a.strides[d] = strides[d];
     }
     return a;
+}
+
+k_arr k_strided(k_ctx *k, k_call *c, int64_t size, int ndim, const int64_t *shape,
+                const int64_t *strides, int64_t offset, k_fill fill)
+{
+    return k_at(k_buffer(k, c, size, fill), ndim, shape, strides, offset);
+}
+
+k_arr k_fit(k_ctx *k, k_call *c, int ndim, const int64_t *shape, const int64_t *strides,
+            k_fill fill)
+{
+    int64_t lo = 0, hi = 0, pad = k_int(k, 0, 4);
+    for (int d = 0; d < ndim && k_numel(ndim, shape) > 0; d++) {
+        int64_t reach = (shape[d] - 1) * strides[d];
+        lo += reach < 0 ? reach : 0;
+        hi += reach > 0 ? reach : 0;
+    }
+    return k_strided(k, c, pad - lo + hi + 1 + k_int(k, 0, 4), ndim, shape, strides, pad - lo,
+                     fill);
+}
+
+/* A compact view of `shape` over buffer `buf`, from `offset`. */
+static k_arr row_major(int buf, int ndim, const int64_t *shape, int64_t offset)
+{
+    int64_t strides[ND_MAX_DIMS], s = 1;
+    for (int d = ndim - 1; d >= 0; d--) {
+        strides[d] = s;
+        s *= shape[d] > 0 ? shape[d] : 1;
+    }
+    return k_at(buf, ndim, shape, strides, offset);
+}
+
+k_arr k_compact(k_ctx *k, k_call *c, int ndim, const int64_t *shape, k_fill fill)
+{
+    return row_major(k_buffer(k, c, k_numel(ndim, shape), fill), ndim, shape, 0);
+}
+
+k_arr k_given(k_ctx *k, k_call *c, int ndim, const int64_t *shape, const float *v)
+{
+    return row_major(k_buffer_of(k, c, k_numel(ndim, shape), v), ndim, shape, 0);
 }
 
 /* Floats a stepped view's base may hold before its axes stop stepping. */
@@ -298,15 +372,9 @@ k_arr k_view(k_ctx *k, k_call *c, int ndim, const int64_t *shape, int how, k_fil
     if ((how & (K_STEPS | K_REPEAT)) && (pick > 0 || !(how & K_WINDOW))) {
         a = stepped(k, c, ndim, shape, (how & K_REPEAT) != 0, fill);
     } else if ((how & K_WINDOW) && pick != 3) {
-        int64_t n = k_numel(ndim, shape), before = k_int(k, 0, 5);
-        int b = k_buffer(k, c, before + n + k_int(k, 0, 5), fill);
-        a = (k_arr){ .kind = K_VIEW, .buf = b, .ndim = ndim, .offset = before };
-        int64_t s = 1;
-        for (int d = ndim - 1; d >= 0; d--) {
-            a.shape[d] = shape[d];
-            a.strides[d] = s;
-            s *= shape[d] > 0 ? shape[d] : 1;
-        }
+        int64_t before = k_int(k, 0, 5);
+        int b = k_buffer(k, c, before + k_numel(ndim, shape) + k_int(k, 0, 5), fill);
+        a = row_major(b, ndim, shape, before);
     } else {
         a = k_compact(k, c, ndim, shape, fill);
     }
@@ -318,78 +386,17 @@ k_arr k_view(k_ctx *k, k_call *c, int ndim, const int64_t *shape, int how, k_fil
     return a;
 }
 
-k_call k_offset_call(k_ctx *k, int ndim, const int64_t *shape, const int64_t *strides,
-                     int64_t offset, int64_t i, int64_t n, int64_t step)
+k_arr k_empty_view(k_ctx *k, k_call *c, int ndim, int64_t size)
 {
-    k_call c = k_new(k, K_INDEX_TO_OFFSET);
-    k_list(&c, 0, ndim, shape);
-    k_list(&c, 1, ndim, strides);
-    c.at[0] = i;
-    c.at[1] = offset;
-    c.at[2] = n;
-    c.at[3] = step;
-    return c;
-}
-
-k_call k_permute_call(k_ctx *k, int64_t e, int ndim, const int64_t *shape, const int64_t *perm,
-                      int version, int64_t src_shift, int64_t dst_shift)
-{
-    k_call c = k_new(k, K_PERMUTE_BYTES);
-    int64_t bytes = k_numel(ndim, shape) * e;
-    k_buffer(k, &c, (src_shift + bytes + 3) / 4, K_BYTES);
-    k_buffer(k, &c, (dst_shift + bytes + 64 + 3) / 4, K_POISON);
-    k_list(&c, 0, ndim, shape);
-    k_list(&c, 1, ndim, perm);
-    c.at[0] = e;
-    c.at[1] = src_shift;
-    c.at[2] = dst_shift;
-    c.code = version;
-    return c;
-}
-
-k_arr k_at(int buf, int ndim, const int64_t *shape, const int64_t *strides, int64_t offset)
-{
-    k_arr a = { .kind = K_VIEW, .buf = buf, .ndim = ndim, .offset = offset };
-    for (int d = 0; d < ndim && d < ND_MAX_DIMS; d++) {
-        a.shape[d] = shape[d];
-        a.strides[d] = strides[d];
-    }
-    return a;
-}
-
-k_arr k_strided(k_ctx *k, k_call *c, int64_t size, int ndim, const int64_t *shape,
-                const int64_t *strides, int64_t offset, k_fill fill)
-{
-    return k_at(k_buffer(k, c, size, fill), ndim, shape, strides, offset);
-}
-
-/* Strides of the kinds a loop meets: a row-major layout of a base that may
- * be padded, permuted, reversed or broadcast (stride 0), so that some
- * neighbours merge and some do not; sometimes arbitrary numbers. */
-void k_strides(k_ctx *k, int ndim, const int64_t *shape, int64_t *strides)
-{
-    if (k_one_in(k, 5)) {
-        for (int d = 0; d < ndim; d++)
-            strides[d] = k_int(k, -6, 6);
-        return;
-    }
-    int64_t perm[ND_MAX_DIMS];
-    k_perm(k, ndim, perm);
-    if (k_one_in(k, 2))   /* mostly in order: neighbours that may merge */
-        for (int d = 0; d < ndim; d++)
-            perm[d] = d;
-    int64_t s = k_int(k, 1, 2);
-    for (int j = ndim - 1; j >= 0; j--) {
-        strides[perm[j]] = s;
-        s *= (shape[perm[j]] > 0 ? shape[perm[j]] : 1) + (k_one_in(k, 5) ? 1 : 0);
-    }
-    bool flip = k_one_in(k, 4);
-    for (int d = 0; d < ndim; d++) {
-        if (flip || k_one_in(k, 8))
-            strides[d] = -strides[d];
-        if (k_one_in(k, 8))
-            strides[d] = 0;
-    }
+    int64_t shape[ND_MAX_DIMS], strides[ND_MAX_DIMS];
+    k_shape(k, ndim, 0, 4, 256, shape);
+    int zero = (int)k_int(k, 0, ndim - 1), big = (int)k_int(k, 0, ndim - 1);
+    shape[zero] = 0;
+    if (big != zero && k_one_in(k, 2))   /* the rest multiply to at most 4^7 = 2^14 */
+        shape[big] = K_P2(k_int(k, 20, 44));
+    for (int d = 0; d < ndim; d++)
+        strides[d] = k_wild(k);
+    return k_strided(k, c, size, ndim, shape, strides, k_int(k, 0, size), K_DISTINCT);
 }
 
 k_call k_on_array(k_ctx *k, k_op op, int ndim, const int64_t *shape)
@@ -405,19 +412,6 @@ k_call k_on_view(k_ctx *k, k_op op, int64_t size, int ndim, const int64_t *shape
     k_call c = k_new(k, op);
     k_arg(&c, k_strided(k, &c, size, ndim, shape, strides, offset, K_DISTINCT));
     return c;
-}
-
-k_arr k_fit(k_ctx *k, k_call *c, int ndim, const int64_t *shape, const int64_t *strides,
-            k_fill fill)
-{
-    int64_t lo = 0, hi = 0, pad = k_int(k, 0, 4);
-    for (int d = 0; d < ndim && k_numel(ndim, shape) > 0; d++) {
-        int64_t reach = (shape[d] - 1) * strides[d];
-        lo += reach < 0 ? reach : 0;
-        hi += reach > 0 ? reach : 0;
-    }
-    return k_strided(k, c, pad - lo + hi + 1 + k_int(k, 0, 4), ndim, shape, strides, pad - lo,
-                     fill);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -448,11 +442,7 @@ static void reshape_args(k_ctx *k, k_call *c, int64_t n)
     }
     if (n == 0)
         s[k_int(k, 0, nd - 1)] = 0;
-    int64_t perm[ND_MAX_DIMS], t[ND_MAX_DIMS];   /* the remainder not always last */
-    k_perm(k, nd, perm);
-    for (int d = 0; d < nd; d++)
-        t[d] = s[perm[d]];
-    memcpy(s, t, (size_t)nd * sizeof *s);
+    shuffle(k, nd, s);   /* the remainder not always last */
     c->n = nd;
     if (nd > 0 && k_one_in(k, 3)) {
         int d = (int)k_int(k, 0, nd - 1);
@@ -568,6 +558,7 @@ bool k_check_then(k_ctx *k, k_call *c, k_op next, const char *hint)
     /* an empty result reaches nothing: any offset in the buffer will do */
     k_arr res = k_at(w.buf, w.ndim, w.shape, w.strides,
                      k_numel(w.ndim, w.shape) > 0 ? w.offset : c->args[0].offset);
+    /* the buffers' contents outlive the case k_check ends */
     k_buf keep[K_BUFS];
     int nbufs = c->nbufs;
     for (int i = 0; i < nbufs; i++) {
@@ -579,11 +570,9 @@ bool k_check_then(k_ctx *k, k_call *c, k_op next, const char *hint)
     k_check(k, c, hint);
     *c = k_new(k, next);
     for (int i = 0; i < nbufs; i++) {
-        c->bufs[i] = (k_buf){ .n = keep[i].n, .v = k_floats(k, keep[i].n) };
-        memcpy(c->bufs[i].v, keep[i].v, (size_t)keep[i].n * sizeof(float));
+        k_buffer_of(k, c, keep[i].n, keep[i].v);
         free(keep[i].v);
     }
-    c->nbufs = nbufs;
     if (ok) {
         k_arg(c, res);
         k_view_args(k, c);
@@ -591,11 +580,11 @@ bool k_check_then(k_ctx *k, k_call *c, k_op next, const char *hint)
     return ok;
 }
 
-int k_buffer_of(k_ctx *k, k_call *c, int64_t n, const float *v)
+void k_expect_list(k_ctx *k, k_call c, int n, const int64_t *v, nd_status want,
+                   const char *hint)
 {
-    int b = k_buffer(k, c, n, K_POISON);
-    memcpy(c->bufs[b].v, v, (size_t)n * sizeof *v);
-    return b;
+    k_list(&c, 0, n, v);
+    k_expect(k, &c, want, hint);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -607,11 +596,15 @@ static bool into_op(k_op op)
     return op == K_BINARY_INTO || op == K_SCALAR_INTO || op == K_UNARY_INTO;
 }
 
-/* The scalar, as the inputs' values: special, a multiple of 1/2, or any. */
-static float ewise_scalar(k_ctx *k)
+/* A call of op with `code` and a scalar like the inputs' values: special,
+ * a multiple of 1/2, or any. */
+static k_call ewise_call(k_ctx *k, k_op op, int code)
 {
-    return k_one_in(k, 4) ? k_special(k) : k_one_in(k, 2) ? (float)k_int(k, -8, 8) / 2
-                                                          : k_float(k, -4, 4);
+    k_call c = k_new(k, op);
+    c.code = code;
+    c.scalar = k_one_in(k, 4) ? k_special(k) : k_one_in(k, 2) ? (float)k_int(k, -8, 8) / 2
+                                                              : k_float(k, -4, 4);
+    return c;
 }
 
 /* dst (the _into ops) or out is a, or b, as `how` says. */
@@ -633,9 +626,7 @@ k_call k_ewise(k_ctx *k, k_op op, int code, int ndim, int64_t hi, int64_t max_nu
      * infinities, signed zeros, denormals and overflow */
     static const k_fill fills[] = { K_INTEGERS, K_SPECIAL, K_RANDOM };
     bool binary = op == K_BINARY || op == K_BINARY_INTO;
-    k_call c = k_new(k, op);
-    c.code = code;
-    c.scalar = ewise_scalar(k);
+    k_call c = ewise_call(k, op, code);
     int64_t shape[ND_MAX_DIMS], s[2][ND_MAX_DIMS];
     int nd = k_shape(k, ndim, k_one_in(k, 5) ? 0 : 1, hi, max_numel, shape), n[2];
     for (int i = 0; i < (binary && !(how & K_B_IS_A) ? 2 : 1); i++) {
@@ -670,9 +661,7 @@ static k_arr row(k_ctx *k, k_call *c, int64_t n, int64_t step, k_fill fill)
 k_call k_ewise_row(k_ctx *k, k_op op, int code, int64_t n, int64_t sa, int64_t sb, int64_t sd,
                    int how)
 {
-    k_call c = k_new(k, op);
-    c.code = code;
-    c.scalar = ewise_scalar(k);
+    k_call c = ewise_call(k, op, code);
     k_arg(&c, row(k, &c, n, sa, K_INTEGERS));
     if (op == K_BINARY || op == K_BINARY_INTO)
         k_arg(&c, row(k, &c, n, sb, K_SPECIAL));
@@ -686,13 +675,6 @@ k_call k_ewise_row(k_ctx *k, k_op op, int code, int64_t n, int64_t sa, int64_t s
 /* ---------------------------------------------------------------------- */
 /* Lessons 4 and 5                                                        */
 /* ---------------------------------------------------------------------- */
-
-k_arr k_given(k_ctx *k, k_call *c, int ndim, const int64_t *shape, const float *v)
-{
-    k_arr a = k_compact(k, c, ndim, shape, K_POISON);
-    memcpy(c->bufs[a.buf].v, v, (size_t)k_numel(ndim, shape) * sizeof *v);
-    return a;
-}
 
 void k_reduce_of(k_call *c, int op, int naxes, const int64_t *axes, bool keepdims)
 {
@@ -714,12 +696,7 @@ int k_axes(k_ctx *k, int ndim, int64_t *axes)
     for (int d = 0; d < ndim && (mode == 1 || mode == 3); d++)
         if (mode == 3 || k_one_in(k, 2))
             axes[n++] = d;
-    for (int i = n - 1; i > 0; i--) {   /* in any order */
-        int j = (int)k_int(k, 0, i);
-        int64_t t = axes[i];
-        axes[i] = axes[j];
-        axes[j] = t;
-    }
+    shuffle(k, n, axes);   /* in any order */
     for (int i = 0; i < n; i++)
         if (k_one_in(k, 2))
             axes[i] -= ndim;
@@ -774,27 +751,35 @@ k_call k_product(k_ctx *k, k_op op, int nda, const int64_t *sa, int ndb, const i
     return c;
 }
 
-int64_t k_wild(k_ctx *k)
+/* ---------------------------------------------------------------------- */
+/* Lessons 6 and 7                                                        */
+/* ---------------------------------------------------------------------- */
+
+k_call k_offset_call(k_ctx *k, int ndim, const int64_t *shape, const int64_t *strides,
+                     int64_t offset, int64_t i, int64_t n, int64_t step)
 {
-    static const int64_t edge[] = { INT64_MIN, INT64_MAX, K_P2(62), -K_P2(62), INT64_MAX / 3,
-                                    INT64_MIN / 2 + 1, K_P2(40), -1, 0, 1 };
-    switch (k_int(k, 0, 3)) {
-    case 0: return (int64_t)k_next(k);
-    case 1: return k_int(k, -8, 8);
-    default: return edge[k_int(k, 0, (int64_t)(sizeof edge / sizeof edge[0]) - 1)];
-    }
+    k_call c = k_new(k, K_INDEX_TO_OFFSET);
+    k_list(&c, 0, ndim, shape);
+    k_list(&c, 1, ndim, strides);
+    c.at[0] = i;
+    c.at[1] = offset;
+    c.at[2] = n;
+    c.at[3] = step;
+    return c;
 }
 
-k_arr k_empty_view(k_ctx *k, k_call *c, int ndim, int64_t size)
+k_call k_permute_call(k_ctx *k, int64_t e, int ndim, const int64_t *shape, const int64_t *perm,
+                      int version, int64_t src_shift, int64_t dst_shift)
 {
-    int64_t shape[ND_MAX_DIMS], strides[ND_MAX_DIMS];
-    k_shape(k, ndim, 0, 4, 256, shape);
-    int zero = (int)k_int(k, 0, ndim - 1), big = (int)k_int(k, 0, ndim - 1);
-    shape[zero] = 0;
-    if (big != zero && k_one_in(k, 2)) {   /* the rest multiply to at most 4^7 = 2^14 */
-        shape[big] = K_P2(k_int(k, 20, 44));
-    }
-    for (int d = 0; d < ndim; d++)
-        strides[d] = k_wild(k);
-    return k_strided(k, c, size, ndim, shape, strides, k_int(k, 0, size), K_DISTINCT);
+    k_call c = k_new(k, K_PERMUTE_BYTES);
+    int64_t bytes = k_numel(ndim, shape) * e;
+    k_buffer(k, &c, (src_shift + bytes + 3) / 4, K_BYTES);
+    k_buffer(k, &c, (dst_shift + bytes + 64 + 3) / 4, K_POISON);
+    k_list(&c, 0, ndim, shape);
+    k_list(&c, 1, ndim, perm);
+    c.at[0] = e;
+    c.at[1] = src_shift;
+    c.at[2] = dst_shift;
+    c.code = version;
+    return c;
 }

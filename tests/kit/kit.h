@@ -4,35 +4,31 @@
  * tests (tests/test_NN_*.c) and the hidden tests (grader/hidden/) are
  * short declarations over it.
  *
- * A test builds CALLS.  A call is pure data: the operation, the buffers
- * (host copies of their contents), the views of them passed as arguments,
- * and the other arguments (lists of ints, slice indices, a scalar...).
+ * A test builds CALLS: pure data (the operation, host copies of the
+ * buffers, the views of them passed as arguments, the other arguments).
  * Checking a call takes three independent pieces:
  *
- *   the reference (ref.c)   what the call must do: the status (and, for an
- *                           error, the rule that was broken), the result's
- *                           layout and values, the buffers after it.  Plain
- *                           index-by-index loops over host data; it never
- *                           calls the library.
- *   the executor (exec.c)   makes the arrays on the test's device, calls the
- *                           library, and reports what happened as a RAW
- *                           result: status, message, the output struct, the
- *                           contents of every buffer afterwards, refcounts.
- *                           It is the only code that runs lesson code.
- *   the comparison (check.c) compares the two and fails the test with a
- *                           message that names the call and its inputs in
- *                           the API's terms, the first wrong element by
- *                           multi-index, expected and got, and a hint that
- *                           belongs to the check that failed.
+ *   the reference (ref.c)   what the call must do (the status and, for an
+ *                           error, the rule broken; the result's layout and
+ *                           values; the buffers after), by plain loops over
+ *                           host data: it never calls the library.
+ *   the executor (exec.c)   the only code that runs lesson code: it makes
+ *                           the arrays on the test's device, calls the
+ *                           library and reports a RAW result (status,
+ *                           message, output struct, every buffer after,
+ *                           refcounts).
+ *   the comparison (check.c) fails the test with a message that names the
+ *                           call and its inputs in the API's terms, the
+ *                           first wrong element by multi-index, expected and
+ *                           got, and the hint of the check that failed.
  *
- * Where the executor runs is the runner's business (runner.c).  In a
- * student's run it runs in the test's own process (fast, debuggable with
- * gdb).  In the grader it runs in a separate, sandboxed process that holds
- * the submission, and the test, the reference and the verdict run in a
- * process that never loads submitted code: the executor only streams raw
- * results back (wire.c), so nothing the submission does in its own process
- * (exiting early, signal handlers, writing to descriptors, printing) can
- * make a test pass.
+ * The runner (runner.c) runs the executor in the test's own process for a
+ * student (fast, debuggable with gdb).  The grader runs it in a separate,
+ * sandboxed process that holds the submission and only streams raw results
+ * back (wire.c) to the test, the reference and the verdict, in a process
+ * that never loads submitted code: nothing the submission does in its own
+ * process (exiting early, signal handlers, writing to descriptors,
+ * printing) can make a test pass.
  */
 #ifndef ND_KIT_H
 #define ND_KIT_H
@@ -155,20 +151,18 @@ typedef struct k_res {
 typedef struct k_ctx k_ctx;
 
 /* A context outside the runner, for tools that use the kit's reference
- * (make show, the fuzzer).  k_ctx_free frees it and its memory. */
+ * (make show, the fuzzer); k_ctx_free frees it and its memory. */
 k_ctx *k_ctx_new(nd_device dev);
 void k_ctx_free(k_ctx *k);
 
 /* The device of the running case (ND_CPU or ND_CUDA). */
 nd_device k_dev(const k_ctx *k);
 
-/* Memory that lives until the end of the current case (k_check frees it):
- * buffers, lists, scratch.  Never NULL (a test fails when out of memory). */
+/* Memory that lives until the current case ends (k_check ends it, a tool
+ * that asks k_reference alone calls k_case_end, which also frees the raw
+ * result).  Never NULL: a test fails when out of memory. */
 void *k_mem(k_ctx *k, size_t bytes);
 float *k_floats(k_ctx *k, int64_t n);
-
-/* Free the current case's memory and raw result (k_check does; a tool
- * that asks k_reference alone calls it). */
 void k_case_end(k_ctx *k);
 
 /* Random numbers: every test has a fixed seed, so a failure repeats. */
@@ -176,6 +170,11 @@ uint64_t k_next(k_ctx *k);
 int64_t k_int(k_ctx *k, int64_t lo, int64_t hi);      /* in [lo, hi]   */
 float k_float(k_ctx *k, float lo, float hi);          /* in [lo, hi)   */
 bool k_one_in(k_ctx *k, int n);                        /* chance 1/n    */
+
+/* One of the special float values (NaN, +-inf, +-0, denormals, ...). */
+float k_special(k_ctx *k);
+#define K_NSPECIAL 16
+extern const float k_specials[K_NSPECIAL];
 
 /* ---------------------------------------------------------------------- */
 /* Building calls (gen.c)                                                  */
@@ -197,14 +196,27 @@ typedef enum k_fill {
                         16 bytes all differ, whatever their size           */
 } k_fill;
 
-/* A new buffer of n floats in call c; returns its index. */
+/* The parts of call c.  A new buffer of n floats, filled or holding
+ * v[0..n-1], and an array argument: each returns its index.  The int
+ * list i (and c->n when i is 0); nd_slice's index, n entries. */
 int k_buffer(k_ctx *k, k_call *c, int64_t n, k_fill fill);
-
-/* Add array argument a; returns its index. */
+int k_buffer_of(k_ctx *k, k_call *c, int64_t n, const float *v);
 int k_arg(k_call *c, k_arr a);
+void k_list(k_call *c, int i, int n, const int64_t *v);
+void k_index(k_call *c, int n, const nd_index *idx);
 
-/* A compact array of `shape` over a new buffer of exactly its elements. */
+/* A compact array of `shape` over a new buffer of exactly its elements,
+ * filled or holding the floats v (row-major). */
 k_arr k_compact(k_ctx *k, k_call *c, int ndim, const int64_t *shape, k_fill fill);
+k_arr k_given(k_ctx *k, k_call *c, int ndim, const int64_t *shape, const float *v);
+
+/* A view with this layout: of buffer `buf` of call c; over a new buffer of
+ * `size` floats; over a new buffer just large enough, at a random offset. */
+k_arr k_at(int buf, int ndim, const int64_t *shape, const int64_t *strides, int64_t offset);
+k_arr k_strided(k_ctx *k, k_call *c, int64_t size, int ndim, const int64_t *shape,
+                const int64_t *strides, int64_t offset, k_fill fill);
+k_arr k_fit(k_ctx *k, k_call *c, int ndim, const int64_t *shape, const int64_t *strides,
+            k_fill fill);
 
 /* What random views may do (OR them). */
 enum {
@@ -215,62 +227,16 @@ enum {
     K_ANY = K_STEPS | K_JUNK | K_WINDOW
 };
 
-/* A random view of `shape` over a new buffer: what a chain of permute and
- * slicing (steps +-1..3, any offset) of a larger compact array gives, or a
- * compact window, with `how`'s options.  Without K_REPEAT it never reaches
- * an element twice, so it may be written. */
+/* A random view of `shape` over a new buffer, as `how` allows: what
+ * permuting and slicing a larger compact array gives, a compact window or
+ * the compact array.  Without K_REPEAT it never reaches an element twice,
+ * so it may be written. */
 k_arr k_view(k_ctx *k, k_call *c, int ndim, const int64_t *shape, int how, k_fill fill);
 
-/* A view of buffer `buf` of call c with this layout. */
-k_arr k_at(int buf, int ndim, const int64_t *shape, const int64_t *strides, int64_t offset);
-
-/* A view over a new buffer of `size` floats (fill) with this layout. */
-k_arr k_strided(k_ctx *k, k_call *c, int64_t size, int ndim, const int64_t *shape,
-                const int64_t *strides, int64_t offset, k_fill fill);
-
-/* A random shape of ndim axes with sizes in [lo, hi] (size 1 often), at
- * most max_numel elements; writes shape, returns ndim. */
-int k_shape(k_ctx *k, int ndim, int64_t lo, int64_t hi, int64_t max_numel, int64_t *shape);
-
-/* A random shape of ndim >= 1 axes with exactly n elements (n's factors
- * spread over random axes, the others 1): sizes around a warp or a block
- * in any layout.  Writes shape. */
-void k_shape_of(k_ctx *k, int ndim, int64_t n, int64_t *shape);
-
-/* The shape of `a` with each axis made 1 or dropped at the left by chance:
- * a shape that broadcasts to a's.  Returns its ndim. */
-int k_broadcastable(k_ctx *k, int ndim, const int64_t *shape, int64_t *out);
-
-/* Set the int list i of c (and c->n when i is 0). */
-void k_list(k_call *c, int i, int n, const int64_t *v);
-
-/* Strides of the kinds a loop meets: a row-major layout of a base that
- * may be padded, permuted, reversed or broadcast (stride 0), so that some
- * neighbours merge and some do not; sometimes arbitrary numbers. */
-void k_strides(k_ctx *k, int ndim, const int64_t *shape, int64_t *strides);
-/* Set nd_slice's index of c: n entries. */
-void k_index(k_call *c, int n, const nd_index *idx);
-
-/* Check call c given the int list (n, v) as list 0, and require that the
- * reference expects `want` (k_expect). */
-void k_expect_list(k_ctx *k, k_call c, int n, const int64_t *v, nd_status want,
-                   const char *hint);
-
-/* Lesson 6: a call of nd_index_to_offset for the n positions i, i + step,
- * ..., i + (n - 1) * step of a layout (n 1: position i alone). */
-k_call k_offset_call(k_ctx *k, int ndim, const int64_t *shape, const int64_t *strides,
-                     int64_t offset, int64_t i, int64_t n, int64_t step);
-
-/* Lesson 7: a call of nd_permute_bytes_version(version) (version -1:
- * nd_permute_bytes) moving a compact array of `shape`, elements of e bytes
- * (random bytes), into a buffer of NaN; src and dst lie src_shift and
- * dst_shift bytes past 16-byte aligned addresses, and 64 guard bytes
- * follow dst. */
-k_call k_permute_call(k_ctx *k, int64_t e, int ndim, const int64_t *shape, const int64_t *perm,
-                      int version, int64_t src_shift, int64_t dst_shift);
-
-/* A random permutation of 0..n-1. */
-void k_perm(k_ctx *k, int n, int64_t *perm);
+/* A view with no elements (ndim >= 1 axes, one of them 0, another now and
+ * then up to 2^44), every stride k_wild, over a new buffer of `size`
+ * floats at an offset in 0..size. */
+k_arr k_empty_view(k_ctx *k, k_call *c, int ndim, int64_t size);
 
 /* A call of `op` on a compact array of `shape` over a new buffer, or on a
  * view with this layout of a new buffer of `size` floats (K_DISTINCT). */
@@ -278,20 +244,44 @@ k_call k_on_array(k_ctx *k, k_op op, int ndim, const int64_t *shape);
 k_call k_on_view(k_ctx *k, k_op op, int64_t size, int ndim, const int64_t *shape,
                  const int64_t *strides, int64_t offset);
 
+/* A random shape of ndim axes with sizes in [lo, hi] (size 1 often), at
+ * most max_numel elements; writes shape, returns ndim. */
+int k_shape(k_ctx *k, int ndim, int64_t lo, int64_t hi, int64_t max_numel, int64_t *shape);
+
+/* A random shape of ndim >= 1 axes with exactly n elements (n's factors
+ * on random axes, the others 1): sizes around a warp or a block in any
+ * layout. */
+void k_shape_of(k_ctx *k, int ndim, int64_t n, int64_t *shape);
+
+/* `shape` with each axis made 1, or dropped at the left, by chance: a
+ * shape that broadcasts to it.  Returns its ndim. */
+int k_broadcastable(k_ctx *k, int ndim, const int64_t *shape, int64_t *out);
+
+/* Strides of the kinds a loop meets: a row-major layout of a base that
+ * may be padded, permuted, reversed or broadcast (stride 0), so that some
+ * neighbours merge and some do not; sometimes arbitrary numbers. */
+void k_strides(k_ctx *k, int ndim, const int64_t *shape, int64_t *strides);
+
+/* Any int64, as a stride that is never stepped along may be (nd.h, "Valid
+ * arrays", rule 4): INT64_MIN, INT64_MAX, +-2^62, large, small or random. */
+int64_t k_wild(k_ctx *k);
+
+/* A random permutation of 0..n-1. */
+void k_perm(k_ctx *k, int n, int64_t *perm);
+
 /* Lesson 1: random valid arguments for view call c (c->op) on its array
- * c->args[0]: K_PERMUTE axes (some written negative); K_RESHAPE a shape of
- * the same count, sometimes with one -1; K_BROADCAST_TO a target it
- * broadcasts to (new leading axes, size-1 axes stretched, to 0 too);
- * K_SLICE an index of integers (either sign) and slices (bounds inside,
- * outside or absent, steps +-1..4); K_DIAGONAL two different axes (some
- * negative) and an offset from past one edge to past the other (a needs 2
- * axes); K_OFFSET_OF an index in range (a needs an element). */
+ * c->args[0]: K_PERMUTE axes (some negative); K_RESHAPE a shape of the
+ * same count, sometimes with one -1; K_BROADCAST_TO a target it broadcasts
+ * to (new leading axes, size-1 axes stretched, to 0 too); K_SLICE integers
+ * (either sign) and slices (bounds inside, outside or absent, steps
+ * +-1..4); K_DIAGONAL two different axes (some negative) and an offset
+ * from past one edge to past the other (a needs 2 axes); K_OFFSET_OF an
+ * index in range (a needs an element). */
 void k_view_args(k_ctx *k, k_call *c);
 
-/* Lesson 1: a call of `op` on a random view (any steps, offsets, stride-0
- * axes, junk strides on size-1 axes) of a random shape of lo..hi axes with
- * sizes 0..max (a third of the shapes may have a size 0), with
- * k_view_args.  K_DIAGONAL needs lo >= 2. */
+/* Lesson 1: a call of `op` on a random view (k_view, K_ANY | K_REPEAT) of
+ * a random shape of lo..hi axes with sizes 0..max (a third of the shapes
+ * may have a size 0), with k_view_args.  K_DIAGONAL needs lo >= 2. */
 k_call k_random_view_call(k_ctx *k, k_op op, int lo, int hi, int64_t max);
 
 /* Lesson 1: `count` such calls, each checked (`hint`); with `twice`, each
@@ -311,21 +301,18 @@ void k_check_view_chains(k_ctx *k, int count, int lo_steps, int hi_steps, int hi
  * was a call that must fail. */
 bool k_check_then(k_ctx *k, k_call *c, k_op next, const char *hint);
 
-/* A view of `shape` with these strides over a new buffer just large enough
- * for it, at a random offset. */
-k_arr k_fit(k_ctx *k, k_call *c, int ndim, const int64_t *shape, const int64_t *strides,
-            k_fill fill);
-/* A new buffer of n floats in call c holding v[0..n-1]; returns its index. */
-int k_buffer_of(k_ctx *k, k_call *c, int64_t n, const float *v);
+/* Check call c given the int list (n, v) as list 0, and require that the
+ * reference expects `want` (k_expect). */
+void k_expect_list(k_ctx *k, k_call c, int n, const int64_t *v, nd_status want,
+                   const char *hint);
 
 /* Lesson 3: a random elementwise call.  op is K_BINARY ... K_UNARY_INTO,
  * code its nd_binop or nd_unop.  The result has ndim axes (one more now and
  * then, from an operand's extra leading size-1 axis) of sizes up to hi, at
  * most max_numel elements, size 0 in about one call of five; the inputs are
- * random views (K_ANY | K_REPEAT) of shapes that broadcast to it (leading
- * axes dropped, axes set to 1), holding integers, special values or random
- * ones; the scalar is one of those too; dst, for the _into ops, a writable
- * random view of the result's shape over K_NEGATIVE values.  `how` ORs: */
+ * random views (K_ANY | K_REPEAT) of shapes that broadcast to it, holding
+ * integers, special values or random ones, as the scalar does; dst, for
+ * the _into ops, a writable random view over K_NEGATIVE values.  `how`: */
 enum {
     K_OUT_IS_A = 1,   /* dst (the _into ops: a has the result's shape and
                          reaches no element twice) or out is a itself    */
@@ -340,8 +327,6 @@ k_call k_ewise(k_ctx *k, k_op op, int code, int ndim, int64_t hi, int64_t max_nu
  * b itself.  a holds integers, b special values, dst K_NEGATIVE ones. */
 k_call k_ewise_row(k_ctx *k, k_op op, int code, int64_t n, int64_t sa, int64_t sb, int64_t sd,
                    int how);
-/* A compact array of `shape` holding the floats v, row-major. */
-k_arr k_given(k_ctx *k, k_call *c, int ndim, const int64_t *shape, const float *v);
 
 /* Make c, a K_REDUCE call whose argument a is set, nd_reduce(op, a, naxes,
  * axes, keepdims, &out); axes NULL passes NULL. */
@@ -366,19 +351,18 @@ void k_matmul_shapes(k_ctx *k, int64_t max, int64_t max_macs, int *nda, int64_t 
 k_call k_product(k_ctx *k, k_op op, int nda, const int64_t *sa, int ndb, const int64_t *sb,
                  int how, k_fill fill);
 
-/* Any int64, as a stride that is never stepped along may be (nd.h, "Valid
- * arrays", rule 4): INT64_MIN, INT64_MAX, +-2^62, large, small or random. */
-int64_t k_wild(k_ctx *k);
+/* Lesson 6: a call of nd_index_to_offset for the n positions i, i + step,
+ * ..., i + (n - 1) * step of a layout (n 1: position i alone). */
+k_call k_offset_call(k_ctx *k, int ndim, const int64_t *shape, const int64_t *strides,
+                     int64_t offset, int64_t i, int64_t n, int64_t step);
 
-/* A view with no elements (ndim >= 1 axes, one of them 0, another now and
- * then up to 2^44), every stride k_wild, over a new buffer
- * of `size` floats at an offset in 0..size. */
-k_arr k_empty_view(k_ctx *k, k_call *c, int ndim, int64_t size);
-
-/* One of the special float values (NaN, +-inf, +-0, denormals, ...). */
-float k_special(k_ctx *k);
-#define K_NSPECIAL 16
-extern const float k_specials[K_NSPECIAL];
+/* Lesson 7: a call of nd_permute_bytes_version(version) (version -1:
+ * nd_permute_bytes) moving a compact array of `shape`, elements of e bytes
+ * (random bytes), into a buffer of NaN; src and dst lie src_shift and
+ * dst_shift bytes past 16-byte aligned addresses, and 64 guard bytes
+ * follow dst. */
+k_call k_permute_call(k_ctx *k, int64_t e, int ndim, const int64_t *shape, const int64_t *perm,
+                      int version, int64_t src_shift, int64_t dst_shift);
 
 /* 2^e as an int64: sizes and strides of extreme shapes. */
 #define K_P2(e) ((int64_t)1 << (e))
