@@ -6,27 +6,20 @@
  *
  * A test builds CALLS: pure data (the operation, host copies of the
  * buffers, the views of them passed as arguments, the other arguments).
- * Checking a call takes three independent pieces:
+ * Checking a call takes three independent pieces: the reference (ref.c)
+ * says what it must do, from plain loops over host data, never calling
+ * the library; the executor (exec.c), the only code that runs lesson code,
+ * makes the arrays on the test's device, calls the library and reports a
+ * RAW result (status, message, output struct, buffers after, refcounts);
+ * the comparison (check.c) fails the test with a message that names the
+ * call and its inputs in the API's terms, the first wrong element by
+ * multi-index, expected and got, and the hint of the check that failed.
  *
- *   the reference (ref.c)   what the call must do (the status and, for an
- *                           error, the rule broken; the result's layout and
- *                           values; the buffers after), by plain loops over
- *                           host data: it never calls the library.
- *   the executor (exec.c)   the only code that runs lesson code: it makes
- *                           the arrays on the test's device, calls the
- *                           library and reports a RAW result (status,
- *                           message, output struct, every buffer after,
- *                           refcounts).
- *   the comparison (check.c) fails the test with a message that names the
- *                           call and its inputs in the API's terms, the
- *                           first wrong element by multi-index, expected and
- *                           got, and the hint of the check that failed.
- *
- * The runner (runner.c) runs the executor in the test's own process for a
- * student (fast, debuggable with gdb).  The grader runs it in a separate,
- * sandboxed process that holds the submission and only streams raw results
- * back (wire.c) to the test, the reference and the verdict, in a process
- * that never loads submitted code: nothing the submission does in its own
+ * For a student the executor runs in the test's own process (fast,
+ * debuggable with gdb).  The grader runs it in a separate, sandboxed
+ * process that holds the submission and only streams raw results back
+ * (wire.c) to the test, the reference and the verdict, in a process that
+ * never loads submitted code: nothing the submission does in its own
  * process (exiting early, signal handlers, writing to descriptors,
  * printing) can make a test pass.
  */
@@ -269,19 +262,18 @@ int64_t k_wild(k_ctx *k);
 /* A random permutation of 0..n-1. */
 void k_perm(k_ctx *k, int n, int64_t *perm);
 
-/* Lesson 1: random valid arguments for view call c (c->op) on its array
- * c->args[0]: K_PERMUTE axes (some negative); K_RESHAPE a shape of the
- * same count, sometimes with one -1; K_BROADCAST_TO a target it broadcasts
- * to (new leading axes, size-1 axes stretched, to 0 too); K_SLICE integers
- * (either sign) and slices (bounds inside, outside or absent, steps
- * +-1..4); K_DIAGONAL two different axes (some negative) and an offset
- * from past one edge to past the other (a needs 2 axes); K_OFFSET_OF an
- * index in range (a needs an element). */
+/* Lesson 1: random valid arguments for view call c on c->args[0]:
+ * K_PERMUTE axes (some negative); K_RESHAPE a shape of the same count,
+ * sometimes with one -1; K_BROADCAST_TO a target (new leading axes, size-1
+ * axes stretched, to 0 too); K_SLICE integers (either sign) and slices
+ * (bounds inside, outside or absent, steps +-1..4); K_DIAGONAL two axes
+ * (some negative; a needs 2) and an offset from past one edge to past the
+ * other; K_OFFSET_OF an index in range (a needs an element). */
 void k_view_args(k_ctx *k, k_call *c);
 
-/* Lesson 1: a call of `op` on a random view (k_view, K_ANY | K_REPEAT) of
- * a random shape of lo..hi axes with sizes 0..max (a third of the shapes
- * may have a size 0), with k_view_args.  K_DIAGONAL needs lo >= 2. */
+/* Lesson 1: a call of `op` with k_view_args on a random view (K_ANY |
+ * K_REPEAT) of lo..hi axes of sizes 0..max (1..max for two shapes in
+ * three).  K_DIAGONAL needs lo >= 2. */
 k_call k_random_view_call(k_ctx *k, k_op op, int lo, int hi, int64_t max);
 
 /* Lesson 1: `count` such calls, each checked (`hint`); with `twice`, each
@@ -295,10 +287,9 @@ void k_check_random_views(k_ctx *k, k_op op, int count, int lo, int hi, int64_t 
 void k_check_view_chains(k_ctx *k, int count, int lo_steps, int hi_steps, int hi, int64_t max,
                          bool out_is_a, const char *hint);
 
-/* Views of views: check view call c, then make c a call of `next` on its
- * result as the reference has it (over the same buffer contents), with
- * k_view_args.  False, and c a call of `next` without arguments, when c
- * was a call that must fail. */
+/* Views of views: check view call c, then make c a call of `next`, with
+ * k_view_args, on its result as the reference has it (same buffer
+ * contents).  False, c then without arguments, when c must fail. */
 bool k_check_then(k_ctx *k, k_call *c, k_op next, const char *hint);
 
 /* Check call c given the int list (n, v) as list 0, and require that the
@@ -306,13 +297,13 @@ bool k_check_then(k_ctx *k, k_call *c, k_op next, const char *hint);
 void k_expect_list(k_ctx *k, k_call c, int n, const int64_t *v, nd_status want,
                    const char *hint);
 
-/* Lesson 3: a random elementwise call.  op is K_BINARY ... K_UNARY_INTO,
- * code its nd_binop or nd_unop.  The result has ndim axes (one more now and
- * then, from an operand's extra leading size-1 axis) of sizes up to hi, at
- * most max_numel elements, size 0 in about one call of five; the inputs are
- * random views (K_ANY | K_REPEAT) of shapes that broadcast to it, holding
- * integers, special values or random ones, as the scalar does; dst, for
- * the _into ops, a writable random view over K_NEGATIVE values.  `how`: */
+/* Lesson 3: a random call of op (K_BINARY ... K_UNARY_INTO) with code its
+ * nd_binop or nd_unop.  The result has ndim axes (now and then one more,
+ * an operand's leading size 1) of sizes up to hi, at most max_numel
+ * elements, size 0 in one call of five; the inputs are random views (K_ANY
+ * | K_REPEAT) of shapes that broadcast to it, holding integers, special
+ * values or random ones, as the scalar does; dst (the _into ops) a
+ * writable random view over K_NEGATIVE values.  `how`: */
 enum {
     K_OUT_IS_A = 1,   /* dst (the _into ops: a has the result's shape and
                          reaches no element twice) or out is a itself    */
@@ -321,10 +312,10 @@ enum {
 };
 k_call k_ewise(k_ctx *k, k_op op, int code, int ndim, int64_t hi, int64_t max_numel, int how);
 
-/* Lesson 3: an elementwise call on rows of n elements, each with one
- * element to spare on either side: a with stride sa (0 repeats one
- * element), b with sb, dst (the _into ops) with sd, or, as `how` says, a or
- * b itself.  a holds integers, b special values, dst K_NEGATIVE ones. */
+/* Lesson 3: an elementwise call on rows of n elements, one to spare on
+ * either side: a (integers) with stride sa (0 repeats one element), b
+ * (special values) with sb, dst (the _into ops, K_NEGATIVE) with sd or, as
+ * `how` says, a or b itself. */
 k_call k_ewise_row(k_ctx *k, k_op op, int code, int64_t n, int64_t sa, int64_t sb, int64_t sd,
                    int how);
 
@@ -332,17 +323,16 @@ k_call k_ewise_row(k_ctx *k, k_op op, int code, int64_t n, int64_t sa, int64_t s
  * axes, keepdims, &out); axes NULL passes NULL. */
 void k_reduce_of(k_call *c, int op, int naxes, const int64_t *axes, bool keepdims);
 
-/* A random list of axes of an ndim-axis array, as callers of nd_reduce
- * write them: one axis, a subset in any order, every axis listed,
- * ND_ALL_AXES or none (naxes 0); each listed axis negative half of the
- * time.  Writes axes (room for ND_MAX_DIMS), returns naxes. */
+/* Random axes of an ndim-axis array for nd_reduce: one, a subset in any
+ * order, all listed, ND_ALL_AXES or none (naxes 0); each listed one
+ * negative half of the time.  Writes axes (room for ND_MAX_DIMS), returns
+ * naxes. */
 int k_axes(k_ctx *k, int ndim, int64_t *axes);
 
-/* The shapes of a random a @ b: m, n and k up to max (0 and 1 now and then,
- * often next to a multiple of a register tile's size), a batch of 0..3 axes
- * (sizes 1..3, 0 rarely) of which a and b keep the last 0..all, each the
- * batch's size or 1; the largest of m, n, k halved until batch * m * n * k
- * <= max_macs. */
+/* The shapes of a random a @ b: m, n, k up to max (0 or 1 now and then,
+ * often next to a multiple of a register tile), the largest halved until
+ * batch * m * n * k <= max_macs; a batch of 0..3 axes (sizes 1..3, 0
+ * rarely), a and b each keeping its last 0..all, each its size or 1. */
 void k_matmul_shapes(k_ctx *k, int64_t max, int64_t max_macs, int *nda, int64_t *sa, int *ndb,
                      int64_t *sb);
 
@@ -356,11 +346,10 @@ k_call k_product(k_ctx *k, k_op op, int nda, const int64_t *sa, int ndb, const i
 k_call k_offset_call(k_ctx *k, int ndim, const int64_t *shape, const int64_t *strides,
                      int64_t offset, int64_t i, int64_t n, int64_t step);
 
-/* Lesson 7: a call of nd_permute_bytes_version(version) (version -1:
- * nd_permute_bytes) moving a compact array of `shape`, elements of e bytes
- * (random bytes), into a buffer of NaN; src and dst lie src_shift and
- * dst_shift bytes past 16-byte aligned addresses, and 64 guard bytes
- * follow dst. */
+/* Lesson 7: nd_permute_bytes_version(version) (-1: nd_permute_bytes) of a
+ * compact array of `shape`, elements of e random bytes, into NaN; src and
+ * dst start src_shift and dst_shift bytes past 16-byte aligned addresses;
+ * 64 guard bytes follow dst. */
 k_call k_permute_call(k_ctx *k, int64_t e, int ndim, const int64_t *shape, const int64_t *perm,
                       int version, int64_t src_shift, int64_t dst_shift);
 
