@@ -248,32 +248,21 @@ int main(int argc, char **argv)
         }
     }
     int n;
-    k_case *cases = k_cases(suites, NSUITES, K_CPU | K_CUDA, only, NULL, &n);
-    /* the lesson each case counts for; -l keeps those lessons' cases */
-    int kept = 0;
-    for (int i = 0; i < n; i++) {
-        k_case c = cases[i];
-        bool moved = c.lesson >= 2 && c.lesson <= 5, both = (c.test->where & K_BOTH) == K_BOTH;
-        if (c.dev == ND_CUDA && moved) {
-            c.lesson = 6;
-            c.points *= CUDA_SHARE;
-        } else if (!moved && both) {
-            c.points /= 2;
-        }
-        if (!any_lesson || want[c.lesson])
-            cases[kept++] = c;
-    }
-    n = kept;
+    k_case *cases = k_cases(suites, NSUITES, K_CPU | K_CUDA, only, any_lesson ? want : NULL, &n);
     k_set_limits(cases, n, times, factor, floor);
     for (int i = 0; i < n; i++) {
         k_case *c = &cases[i];
+        bool moved = c->suite->lesson >= 2 && c->suite->lesson <= 5;
+        if (c->lesson != c->suite->lesson)   /* a [cuda] case of lessons 2-5 */
+            c->points *= CUDA_SHARE;
+        else if (!moved && (c->test->where & K_BOTH) == K_BOTH)
+            c->points /= 2;
+        /* k_run_plan reports each skipped case as skipped */
         if (rejected[c->lesson]) {
             c->skip = true;
-            c->result = K_FAIL;
             c->msg = strdup("not run: this lesson's file was not accepted (see the build notes)");
         } else if (c->dev == ND_CUDA && !cuda_ok) {
             c->skip = true;
-            c->result = K_CRASH;
         } else if (asan && (c->test->where & K_PLAIN)) {
             c->skip = true;
             c->msg = strdup("not run under the sanitizers: too slow there; the plain build's "
@@ -297,11 +286,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; i++) {
         k_case *c = &cases[i];
         const char *result = k_result_word(c->result), *msg = c->msg;
-        if (rejected[c->lesson]) {
-            c->skip = true;
-            c->result = K_FAIL;
-            c->msg = strdup("not run: this lesson's file was not accepted (see the build notes)");
-        } else if (c->dev == ND_CUDA && !cuda_ok) {
+        if (c->dev == ND_CUDA && !cuda_ok && !rejected[c->lesson]) {
             result = "crash";
             msg = cuda_name;
         } else if (c->skip && c->msg != NULL && strstr(c->msg, "plain build's result")) {

@@ -61,8 +61,8 @@ typedef struct k_plan {
 
 /* Every case of the suites, in order: each test once per device its
  * `where` names and `devices` allows (K_CPU | K_CUDA); `only` (a test,
- * "fn" or "fn[dev]") and `lessons` (NULL: all) select.  *n gets the count;
- * the array is malloc'd. */
+ * "fn" or "fn[dev]") and `lessons` (NULL: all; indexed by the lesson a
+ * case counts for) select.  *n gets the count; the array is malloc'd. */
 k_case *k_cases(const k_suite *const *suites, int nsuites, int devices, const char *only,
                 const bool *lessons, int *n);
 
