@@ -9,22 +9,20 @@
  * This process never loads submitted code: it links the kit's generators,
  * references and comparison and the hidden tests, and no part of the
  * library (the link would fail if it did).  Each test's calls go to an
- * EXECUTOR, a separate program built from the submission (grader/
- * executor.c), started for that test alone in the grader's sandbox:
- * EXECDIR/exec-N holds lesson N's file from the submission and every other
- * lesson's from the solution, so a bug costs points in its own lesson only;
- * with -i (the integration section) every test runs on EXECDIR/exec-all,
- * the submission's whole tree.  The performance tests (K_PROFILED) run on
- * EXECDIR/exec-N-profile (exec-all-profile), the same programs with their
- * CUDA code built with the emulator's instrumentation, GPU or not: they
- * send the emulator's counters, which are judged here.  Each executor starts in the sandbox
- * (grader/sandbox.c, in the mode SB_MODE names, as grade.sh found it):
- * unprivileged, seeing its own folder and a private /tmp, with its CPU
- * limit, and it locks itself down with the sandbox's seccomp filter before
- * it reads a call (-g: a GPU is in view, and the filter allows it).  The executor only streams back raw results
- * (wire.c); a test passes when the comparison here finds them right.  An
- * executor that exits, crashes, runs out of time or sends anything but the
- * results asked for fails that test, whatever it printed.
+ * EXECUTOR built from the submission (grader/executor.c), started for that
+ * test alone in the grader's sandbox (grader/sandbox.c, in the mode SB_MODE
+ * names): unprivileged, seeing its own folder and a private /tmp, with its
+ * CPU limit, and locked down by the sandbox's seccomp filter before it reads
+ * a call (-g: a GPU is in view, and the filter allows it).  EXECDIR/exec-N
+ * holds lesson N's file from the submission and every other lesson's from
+ * the solution, so a bug costs points in its own lesson only; with -i (the
+ * integration section) every test runs on EXECDIR/exec-all, the whole
+ * submission.  The performance tests (K_PROFILED) run on exec-N-profile
+ * (exec-all-profile), the same programs with their CUDA code built with the
+ * emulator's instrumentation, GPU or not, whose counters are judged here.
+ * The executor only streams back raw results (wire.c); one that exits,
+ * crashes, runs out of time or sends anything but the results asked for
+ * fails that test, whatever it printed.
  *
  * Points: lessons 2-5 run on the CPU and the CUDA device, the [cuda] case
  * counting for lesson 6 (whose kernels it runs) at a quarter of the
@@ -163,6 +161,15 @@ static void usage(void)
     exit(2);
 }
 
+/* -l and -R: a lesson from 1 to 63. */
+static int lesson_arg(const char *arg)
+{
+    int l = atoi(arg);
+    if (l < 1 || l > 63)
+        usage();
+    return l;
+}
+
 /* The names of the tests that passed in an earlier results file. */
 static bool passed_before(const char *path, const char *name)
 {
@@ -199,13 +206,7 @@ int main(int argc, char **argv)
         case 'o': results_path = optarg; break;
         case 'd': outdir = optarg; break;
         case 'x': snprintf(execdir, sizeof execdir, "%s", optarg); break;
-        case 'l': {
-            int l = atoi(optarg);
-            if (l < 1 || l > 63)
-                usage();
-            want[l] = any_lesson = true;
-            break;
-        }
+        case 'l': want[lesson_arg(optarg)] = any_lesson = true; break;
         case 't': only = optarg; break;
         case 'a': asan = true; break;
         case 'g': gpu = true; break;
@@ -216,13 +217,7 @@ int main(int argc, char **argv)
         case 's': floor = atof(optarg); break;
         case 'k': skip_path = optarg; break;
         case 'c': device_path = optarg; break;
-        case 'R': {
-            int l = atoi(optarg);
-            if (l < 1 || l > 63)
-                usage();
-            rejected[l] = true;
-            break;
-        }
+        case 'R': rejected[lesson_arg(optarg)] = true; break;
         default: usage();
         }
     }

@@ -105,8 +105,7 @@ k_case *k_cases(const k_suite *const *suites, int nsuites, int devices, const ch
                 c->test = te;
                 c->suite = su;
                 c->dev = d == 0 ? ND_CPU : ND_CUDA;
-                c->per_device = where != K_HOST;
-                snprintf(c->name, sizeof c->name, c->per_device ? "%s[%s]" : "%s", te->name,
+                snprintf(c->name, sizeof c->name, where != K_HOST ? "%s[%s]" : "%s", te->name,
                          d == 0 ? "cpu" : "cuda");
                 /* [cuda] cases of lessons 2-5 test lesson 6's kernels: they count for it */
                 bool moved = d == 1 && su->lesson >= 2 && su->lesson <= 5;
@@ -664,7 +663,6 @@ static bool read_more(slot *s)
 static void take_report(slot *s, int status, double cpu_self, k_plan *p)
 {
     k_case *c = s->c;
-    c->wall = now() - s->start;
     const char *last = NULL;
     size_t last_len = 0;
     for (size_t at = 0; at + 4 <= s->len;) {   /* the last whole record */

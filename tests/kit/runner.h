@@ -24,8 +24,7 @@ typedef struct k_case {
     const k_test *test;
     const k_suite *suite;
     nd_device dev;
-    bool per_device;       /* named "fn[dev]" */
-    char name[160];
+    char name[160];        /* "fn", or "fn[dev]" for a test per device */
     int lesson;            /* the lesson it counts for ([cuda] of 2-5: 6) */
     double points;
     double limit;          /* CPU seconds */
@@ -38,7 +37,7 @@ typedef struct k_case {
     char *msg;             /* malloc'd */
     char *file;            /* where the failing check is, or NULL */
     int line;
-    double cpu, wall;      /* seconds */
+    double cpu;            /* seconds */
     char *output;          /* captured output file of a remote executor */
 } k_case;
 
