@@ -9,22 +9,20 @@
  * This process never loads submitted code: it links the kit's generators,
  * references and comparison and the hidden tests, and no part of the
  * library (the link would fail if it did).  Each test's calls go to an
- * EXECUTOR, a separate program built from the submission (grader/
- * executor.c), started for that test alone in the grader's sandbox:
- * EXECDIR/exec-N holds lesson N's file from the submission and every other
- * lesson's from the solution, so a bug costs points in its own lesson only;
- * with -i (the integration section) every test runs on EXECDIR/exec-all,
- * the submission's whole tree.  The performance tests (K_PROFILED) run on
- * EXECDIR/exec-N-profile (exec-all-profile), the same programs with their
- * CUDA code built with the emulator's instrumentation, GPU or not: they
- * send the emulator's counters, which are judged here.  Each executor starts in the sandbox
- * (grader/sandbox.c, in the mode SB_MODE names, as grade.sh found it):
- * unprivileged, seeing its own folder and a private /tmp, with its CPU
- * limit, and it locks itself down with the sandbox's seccomp filter before
- * it reads a call (-g: a GPU is in view, and the filter allows it).  The executor only streams back raw results
- * (wire.c); a test passes when the comparison here finds them right.  An
- * executor that exits, crashes, runs out of time or sends anything but the
- * results asked for fails that test, whatever it printed.
+ * EXECUTOR built from the submission (grader/executor.c), started for that
+ * test alone in the grader's sandbox (grader/sandbox.c, in the mode SB_MODE
+ * names): unprivileged, seeing its own folder and a private /tmp, with its
+ * CPU limit, and locked down by the sandbox's seccomp filter before it reads
+ * a call (-g: a GPU is in view, and the filter allows it).  EXECDIR/exec-N
+ * holds lesson N's file from the submission and every other lesson's from
+ * the solution, so a bug costs points in its own lesson only; with -i (the
+ * integration section) every test runs on EXECDIR/exec-all, the whole
+ * submission.  The performance tests (K_PROFILED) run on exec-N-profile
+ * (exec-all-profile), the same programs with their CUDA code built with the
+ * emulator's instrumentation, GPU or not, whose counters are judged here.
+ * The executor only streams back raw results (wire.c); one that exits,
+ * crashes, runs out of time or sends anything but the results asked for
+ * fails that test, whatever it printed.
  *
  * Points: lessons 2-5 run on the CPU and the CUDA device, the [cuda] case
  * counting for lesson 6 (whose kernels it runs) at a quarter of the
@@ -163,6 +161,15 @@ static void usage(void)
     exit(2);
 }
 
+/* -l and -R: a lesson from 1 to 63. */
+static int lesson_arg(const char *arg)
+{
+    int l = atoi(arg);
+    if (l < 1 || l > 63)
+        usage();
+    return l;
+}
+
 /* The names of the tests that passed in an earlier results file. */
 static bool passed_before(const char *path, const char *name)
 {
@@ -199,13 +206,7 @@ int main(int argc, char **argv)
         case 'o': results_path = optarg; break;
         case 'd': outdir = optarg; break;
         case 'x': snprintf(execdir, sizeof execdir, "%s", optarg); break;
-        case 'l': {
-            int l = atoi(optarg);
-            if (l < 1 || l > 63)
-                usage();
-            want[l] = any_lesson = true;
-            break;
-        }
+        case 'l': want[lesson_arg(optarg)] = any_lesson = true; break;
         case 't': only = optarg; break;
         case 'a': asan = true; break;
         case 'g': gpu = true; break;
@@ -216,13 +217,7 @@ int main(int argc, char **argv)
         case 's': floor = atof(optarg); break;
         case 'k': skip_path = optarg; break;
         case 'c': device_path = optarg; break;
-        case 'R': {
-            int l = atoi(optarg);
-            if (l < 1 || l > 63)
-                usage();
-            rejected[l] = true;
-            break;
-        }
+        case 'R': rejected[lesson_arg(optarg)] = true; break;
         default: usage();
         }
     }
@@ -248,32 +243,21 @@ int main(int argc, char **argv)
         }
     }
     int n;
-    k_case *cases = k_cases(suites, NSUITES, K_CPU | K_CUDA, only, NULL, &n);
-    /* the lesson each case counts for; -l keeps those lessons' cases */
-    int kept = 0;
-    for (int i = 0; i < n; i++) {
-        k_case c = cases[i];
-        bool moved = c.lesson >= 2 && c.lesson <= 5, both = (c.test->where & K_BOTH) == K_BOTH;
-        if (c.dev == ND_CUDA && moved) {
-            c.lesson = 6;
-            c.points *= CUDA_SHARE;
-        } else if (!moved && both) {
-            c.points /= 2;
-        }
-        if (!any_lesson || want[c.lesson])
-            cases[kept++] = c;
-    }
-    n = kept;
+    k_case *cases = k_cases(suites, NSUITES, K_CPU | K_CUDA, only, any_lesson ? want : NULL, &n);
     k_set_limits(cases, n, times, factor, floor);
     for (int i = 0; i < n; i++) {
         k_case *c = &cases[i];
+        bool moved = c->suite->lesson >= 2 && c->suite->lesson <= 5;
+        if (c->lesson != c->suite->lesson)   /* a [cuda] case of lessons 2-5 */
+            c->points *= CUDA_SHARE;
+        else if (!moved && (c->test->where & K_BOTH) == K_BOTH)
+            c->points /= 2;
+        /* k_run_plan reports each skipped case as skipped */
         if (rejected[c->lesson]) {
             c->skip = true;
-            c->result = K_FAIL;
             c->msg = strdup("not run: this lesson's file was not accepted (see the build notes)");
         } else if (c->dev == ND_CUDA && !cuda_ok) {
             c->skip = true;
-            c->result = K_CRASH;
         } else if (asan && (c->test->where & K_PLAIN)) {
             c->skip = true;
             c->msg = strdup("not run under the sanitizers: too slow there; the plain build's "
@@ -297,11 +281,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; i++) {
         k_case *c = &cases[i];
         const char *result = k_result_word(c->result), *msg = c->msg;
-        if (rejected[c->lesson]) {
-            c->skip = true;
-            c->result = K_FAIL;
-            c->msg = strdup("not run: this lesson's file was not accepted (see the build notes)");
-        } else if (c->dev == ND_CUDA && !cuda_ok) {
+        if (c->dev == ND_CUDA && !cuda_ok && !rejected[c->lesson]) {
             result = "crash";
             msg = cuda_name;
         } else if (c->skip && c->msg != NULL && strstr(c->msg, "plain build's result")) {

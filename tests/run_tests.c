@@ -114,37 +114,18 @@ static void print_wrapped(int indent, const char *lead, const char *lead_colour,
     putchar('\n');
 }
 
-/* A failed, crashed or stopped test. */
-typedef struct {
-    int lesson;
-    bool crash, timeout;
-    const char *name, *msg, *file, *output;
-    int line;
-} failure;
-
-static failure *fails;
+/* The failed, crashed or stopped tests, in order. */
+static const k_case **fails;
 static int nfails;
 
-static void keep_failure(const k_case *c)
+static bool crashed(const k_case *c)
 {
-    static int cap;
-    if (nfails == cap) {
-        cap = cap ? 2 * cap : 64;
-        if ((fails = realloc(fails, (size_t)cap * sizeof *fails)) == NULL) {
-            fprintf(stderr, "run_tests: out of memory\n");
-            exit(2);
-        }
-    }
-    fails[nfails++] = (failure){
-        .lesson = c->lesson,
-        .crash = c->result == K_CRASH || c->result == K_TIMEOUT,
-        .timeout = c->result == K_TIMEOUT,
-        .name = c->name,
-        .msg = c->msg ? c->msg : "",
-        .file = c->file,
-        .output = c->output,
-        .line = c->line,
-    };
+    return c->result == K_CRASH || c->result == K_TIMEOUT;
+}
+
+static const char *label(const k_case *c)
+{
+    return c->result == K_TIMEOUT ? "SLOW" : crashed(c) ? "CRASH" : "FAIL";
 }
 
 /* The test's name without its device: "reshape_random[cpu]" -> "reshape_random". */
@@ -217,23 +198,24 @@ static void show_output(const char *path)
     fclose(f);
 }
 
-static void print_full(const failure *f)
+static void print_full(const k_case *f)
 {
     int bl = base_len(f->name);
-    printf("  %s%-5s%s %s%s%s  (lesson %d)\n", RED, f->timeout ? "SLOW" : f->crash ? "CRASH" : "FAIL", RESET, BOLD,
-           f->name, RESET, f->lesson);
-    const char *hint = find_hint(f->msg);
-    size_t body = hint ? (size_t)(hint - f->msg) : strlen(f->msg);
-    while (body > 0 && isspace((unsigned char)f->msg[body - 1]))
+    bool crash = crashed(f);
+    const char *msg = f->msg ? f->msg : "";
+    printf("  %s%-5s%s %s%s%s  (lesson %d)\n", RED, label(f), RESET, BOLD, f->name, RESET,
+           f->lesson);
+    const char *hint = find_hint(msg);
+    size_t body = hint ? (size_t)(hint - msg) : strlen(msg);
+    while (body > 0 && isspace((unsigned char)msg[body - 1]))
         body--;
-    print_wrapped(8, "", "", f->msg, body);
+    print_wrapped(8, "", "", msg, body);
     int stub_lesson = 0;
-    char stub[100];
-    const char *ni = strstr(f->msg, "not implemented: ");
-    if (hint)
-        print_wrapped(8, "Hint: ", YELLOW, hint + 6, strlen(hint + 6));
-    else if (ni && sscanf(ni, "not implemented: %99s (lesson %d)", stub, &stub_lesson) == 2) {
-        char h[400];
+    char stub[100], h[400];
+    const char *ni = strstr(msg, "not implemented: ");
+    if (hint) {
+        hint += 6;
+    } else if (ni && sscanf(ni, "not implemented: %99s (lesson %d)", stub, &stub_lesson) == 2) {
         const char *file = NULL;
         if (stub_lesson >= 0 && stub_lesson < NSUITES)
             file = lesson_files[stub_lesson];
@@ -241,26 +223,27 @@ static void print_full(const failure *f)
                  "\"TODO (lesson %d)\" marks what to write%s", stub, file ? file : "?",
                  stub_lesson, stub_lesson < f->lesson ? "; lessons build on each other, so "
                  "finish the earlier lesson first" : "");
-        print_wrapped(8, "Hint: ", YELLOW, h, strlen(h));
-    } else if (f->crash) {
-        const char *h = crash_hint(f->msg);
-        print_wrapped(8, "Hint: ", YELLOW, h, strlen(h));
+        hint = h;
+    } else if (crash) {
+        hint = crash_hint(msg);
     }
+    if (hint)
+        print_wrapped(8, "Hint: ", YELLOW, hint, strlen(hint));
     if (f->file != NULL && strstr(f->file, "kit/") == NULL)   /* a framework test's own check */
         printf("        %sat %s:%d%s\n", DIM, f->file, f->line, RESET);
-    if (f->crash && f->output != NULL && verbose_output)
+    if (crash && f->output != NULL && verbose_output)
         show_output(f->output);
-    else if (f->crash && f->output != NULL && has_output(f->output))
+    else if (crash && f->output != NULL && has_output(f->output))
         printf("        %sthe whole report: make test T=%.*s V=1%s\n", DIM, bl, f->name, RESET);
     printf("        %srerun it alone: make test T=%.*s%s%s\n", DIM, bl, f->name,
-           f->crash && !SANITIZED ? " SAN=1" : "", RESET);
+           crash && !SANITIZED ? " SAN=1" : "", RESET);
 }
 
 /* One line: the name, and the start of the message (without its hint), or
  * its "not implemented: ..." part, which says the most. */
-static void print_brief(const failure *f)
+static void print_brief(const k_case *f)
 {
-    const char *msg = f->msg, *ni = strstr(msg, "not implemented: ");
+    const char *msg = f->msg ? f->msg : "", *ni = strstr(msg, "not implemented: ");
     if (ni)
         msg = ni;
     const char *hint = find_hint(msg);
@@ -270,7 +253,7 @@ static void print_brief(const failure *f)
     int room = width - 8 - (int)strlen(f->name) - 2;
     if (room < 30)
         room = 30;
-    printf("  %s%-5s%s %s: ", RED, f->timeout ? "SLOW" : f->crash ? "CRASH" : "FAIL", RESET, f->name);
+    printf("  %s%-5s%s %s: ", RED, label(f), RESET, f->name);
     int n = len > room ? room - 3 : len;
     for (int i = 0; i < n; i++)
         putchar(isspace((unsigned char)msg[i]) ? ' ' : msg[i]);
@@ -281,30 +264,22 @@ static void print_failures(bool verbose)
 {
     if (nfails == 0)
         return;
-    print_full(&fails[0]);
-    if (nfails == 1) {
+    print_full(fails[0]);
+    for (int i = 1; verbose && i < nfails; i++) {
         putchar('\n');
-        return;
+        print_full(fails[i]);
     }
-    if (verbose) {
-        for (int i = 1; i < nfails; i++) {
-            putchar('\n');
-            print_full(&fails[i]);
-        }
-        putchar('\n');
-        return;
-    }
-    printf("\n  %d more failing:\n", nfails - 1);
     int shown = nfails - 1 > MAX_BRIEF ? MAX_BRIEF : nfails - 1;
-    for (int i = 1; i <= shown; i++)
-        print_brief(&fails[i]);
-    if (nfails - 1 > shown)
+    if (!verbose && shown > 0)
+        printf("\n  %d more failing:\n", nfails - 1);
+    for (int i = 1; !verbose && i <= shown; i++)
+        print_brief(fails[i]);
+    if (!verbose && nfails - 1 > shown)
         printf("  %s... and %d more (make test V=1 shows every failure in full)%s\n", DIM,
                nfails - 1 - shown, RESET);
     putchar('\n');
 }
 
-/* Edit distance, for suggesting a test name; long names are not compared. */
 /* Edit distance, for suggesting a test name; long names are not compared. */
 static int distance(const char *a, const char *b)
 {
@@ -431,26 +406,9 @@ int main(int argc, char **argv)
     bool cuda_ok = k_probe_cuda(executor, cuda_name, sizeof cuda_name);
     if (!cuda_ok)
         snprintf(cuda_why, sizeof cuda_why, "%s", cuda_name);
-    int n;
-    /* [cuda] cases of lessons 2-5 test lesson 6's kernels: they count for
-     * it, so -l 6 takes them from those suites and -l 2 leaves them out */
-    bool suite_want[64];
-    memcpy(suite_want, want, sizeof want);
-    if (want[6])
-        for (int l = 2; l <= 5; l++)
-            suite_want[l] = true;
+    int n;   /* -l 6 takes the [cuda] cases of lessons 2-5, which count for it */
     k_case *cases = k_cases(suites, NSUITES, K_CPU | (cuda_ok ? K_CUDA : 0), only,
-                            any_lesson ? suite_want : NULL, &n);
-    for (int i = 0; i < n; i++)
-        if (cases[i].dev == ND_CUDA && cases[i].lesson >= 2 && cases[i].lesson <= 5)
-            cases[i].lesson = 6;
-    if (any_lesson) {
-        int kept = 0;
-        for (int i = 0; i < n; i++)
-            if (want[cases[i].lesson])
-                cases[kept++] = cases[i];
-        n = kept;
-    }
+                            any_lesson ? want : NULL, &n);
     if (!cuda_ok && (!any_lesson || want[6]) && (only == NULL || strstr(only, "cuda"))) {
         cases = realloc(cases, (size_t)(n + 1) * sizeof *cases);
         cases[n] = (k_case){ .test = &cuda_device_test, .suite = &public_06, .lesson = 6 };
@@ -494,15 +452,19 @@ int main(int argc, char **argv)
     if (progress_line)
         printf("\r\033[K");
 
-    struct { int lesson, ok, n; } ran[NSUITES] = { { 0, 0, 0 } };
+    struct { int ok, n; } ran[NSUITES] = { { 0, 0 } };
     int passed = 0, failed = 0;
+    if ((fails = malloc((size_t)n * sizeof *fails)) == NULL) {
+        fprintf(stderr, "run_tests: out of memory\n");
+        return 2;
+    }
     for (int i = 0; i < n; i++) {
         const k_case *c = &cases[i];
         if (c->result == K_SKIPPED)
             continue;
         bool pass = c->result == K_PASS;
         if (!pass)
-            keep_failure(c);
+            fails[nfails++] = c;
         if (results != NULL) {
             fprintf(results, "%d\t%s\t%s\t", c->lesson, c->name, k_result_word(c->result));
             for (const char *m = pass ? "" : c->msg; m && *m; m++)
@@ -510,7 +472,6 @@ int main(int argc, char **argv)
             fputc('\n', results);
         }
         int l = c->lesson < NSUITES ? c->lesson : NSUITES - 1;
-        ran[l].lesson = l;
         ran[l].n++;
         ran[l].ok += pass;
         passed += pass;

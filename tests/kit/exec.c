@@ -33,7 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 typedef struct {
     const k_call *c;
     k_res *r;
@@ -43,9 +42,9 @@ typedef struct {
     nd_array out_new;
     nd_array *out;             /* what the call was given as out, or NULL */
     /* the int lists as the call passes them: heap copies of exactly the
-     * entries the function may read, so AddressSanitizer sees a read past
-     * them (NULL where the call passes NULL) */
-    int len[3];
+     * len entries the function may read, so AddressSanitizer sees a read
+     * past them (NULL where the call passes NULL) */
+    int len;
     int64_t *l64[3];
     int *l32[3];
 } job;
@@ -110,24 +109,13 @@ static const nd_array *in(job *j, int i)
     return i < j->c->nargs && j->c->args[i].kind != K_NULLPTR ? &j->arr[i] : NULL;
 }
 
-/* How many entries of list l the function may read. */
-static int list_len(const k_call *c, int l)
-{
-    int n = c->n;
-    if ((c->op == K_PERMUTE || c->op == K_OFFSET_OF) && c->nargs > 0)
-        n = c->args[0].ndim;
-    if (c->op == K_PERMUTE_BYTES || c->op == K_SIMPLIFY_PERM || c->op == K_INDEX_TO_OFFSET ||
-        c->op == K_SIMPLIFY_DIMS)
-        n = c->n;
-    (void)l;
-    return n < 0 ? 0 : n > K_LIST ? K_LIST : n;
-}
-
 static bool lists(job *j)
 {
     const k_call *c = j->c;
+    /* n, or for nd_permute and nd_offset_of the array's ndim */
+    int n = (c->op == K_PERMUTE || c->op == K_OFFSET_OF) && c->nargs > 0 ? c->args[0].ndim : c->n;
+    n = j->len = n < 0 ? 0 : n > K_LIST ? K_LIST : n;
     for (int l = 0; l < 3; l++) {
-        int n = j->len[l] = list_len(c, l);
         j->l64[l] = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
         j->l32[l] = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
         if (j->l64[l] == NULL || j->l32[l] == NULL)
@@ -171,7 +159,7 @@ static void iter(job *j)
     r->status = nd_iter_init(c->out == K_OUT_NULL ? NULL : &it, c->n, list(j, 0));
     r->out_untouched = memcmp(&it, &before, sizeof it) == 0;
     if (c->at[1] && j->l64[0] != NULL)   /* the caller reuses its shape array */
-        for (int d = 0; d < j->len[0]; d++)
+        for (int d = 0; d < j->len; d++)
             j->l64[0][d] = 1000003;
     int nd = c->n >= 0 && c->n <= ND_MAX_DIMS ? c->n : 0;
     int64_t cap = c->at[0];
@@ -206,7 +194,7 @@ static void simplify_dims(job *j)
     v[0] = n;
     for (int l = 0; l < 3; l++)
         for (int d = 0; d < K_LIST; d++)
-            v[1 + l * K_LIST + d] = d < j->len[l] ? j->l64[l][d] : c->list[l][d];
+            v[1 + l * K_LIST + d] = d < j->len ? j->l64[l][d] : c->list[l][d];
 }
 
 /* An int output the call left alone reads back as K_POISON64. */
@@ -273,11 +261,11 @@ static void call(job *j)
     switch (c->op) {
     case K_COMPACT_STRIDES: {
         int64_t *v = vals(r, K_LIST), *st = j->l64[1];   /* exactly n entries */
-        for (int k = 0; k < j->len[1]; k++)
+        for (int k = 0; k < j->len; k++)
             st[k] = K_POISON64;
         r->status = nd_compact_strides(c->n, list(j, 0), c->out == K_OUT_NULL ? NULL : st);
         for (int k = 0; k < K_LIST; k++)
-            v[k] = k < j->len[1] ? st[k] : K_POISON64;
+            v[k] = k < j->len ? st[k] : K_POISON64;
         break;
     }
     case K_IS_COMPACT: {
@@ -342,7 +330,6 @@ static void call(job *j)
         snprintf(r->msg, sizeof r->msg, "test setup: unknown op %d", (int)c->op);
     }
 }
-
 
 /* The output struct, as the call left it. */
 static void read_out(job *j)
@@ -493,7 +480,6 @@ int k_serve(int in, int out)
             return 3;
     }
 }
-
 
 /* AddressSanitizer stops the program at an allocation larger than it
  * supports (a result of 2^58 floats) unless allocator_may_return_null=1;

@@ -54,9 +54,8 @@ void k_drain(k_ctx *k);
  * (which may crash the process): it stands if nothing follows. */
 void k_provisional(const char *msg);
 
-
 /* Run c where the test runs it (runner.c): in this process, or by the
- * executor; false, with the test failed, when the executor died. */
+ * executor (the test fails if the executor died). */
 void k_dispatch(k_ctx *k, const k_call *c, k_res *r);
 
 /* K_REMOTE, a call at a time (check.c sends calls ahead of their results):
@@ -75,12 +74,11 @@ void k_abandon(k_ctx *k);
 const char *k_op_name(k_op op);
 
 /* The wire (wire.c): a call to the executor, a raw result back, each a
- * frame "ND" + 4-byte length + body.  k_read_* validate everything and
- * return an error text (static) or NULL. */
-/* Send call c: its sequence number, 0 if the executor is gone.  On a
- * non-blocking fd that is full, k_wire_wait(fd) is called first (to read
- * a result, which lets the other side go on); when it is NULL or returns
- * false, having nothing to do, the wire waits until fd takes more. */
+ * frame.  k_read_* validate everything and return an error text (static)
+ * or NULL.  k_write_call returns c's sequence number, 0 if the executor is
+ * gone; on a non-blocking fd that is full, k_wire_wait(fd) is called first
+ * (to read a result, which lets the other side go on); when it is NULL or
+ * returns false, having nothing to do, the wire waits until fd takes more. */
 uint32_t k_write_call(int fd, const k_call *c);
 extern bool (*k_wire_wait)(int fd);
 void k_wire_reset(void);

@@ -24,8 +24,7 @@ typedef struct k_case {
     const k_test *test;
     const k_suite *suite;
     nd_device dev;
-    bool per_device;       /* named "fn[dev]" */
-    char name[160];
+    char name[160];        /* "fn", or "fn[dev]" for a test per device */
     int lesson;            /* the lesson it counts for ([cuda] of 2-5: 6) */
     double points;
     double limit;          /* CPU seconds */
@@ -38,7 +37,7 @@ typedef struct k_case {
     char *msg;             /* malloc'd */
     char *file;            /* where the failing check is, or NULL */
     int line;
-    double cpu, wall;      /* seconds */
+    double cpu;            /* seconds */
     char *output;          /* captured output file of a remote executor */
 } k_case;
 
@@ -61,8 +60,8 @@ typedef struct k_plan {
 
 /* Every case of the suites, in order: each test once per device its
  * `where` names and `devices` allows (K_CPU | K_CUDA); `only` (a test,
- * "fn" or "fn[dev]") and `lessons` (NULL: all) select.  *n gets the count;
- * the array is malloc'd. */
+ * "fn" or "fn[dev]") and `lessons` (NULL: all; indexed by the lesson a
+ * case counts for) select.  *n gets the count; the array is malloc'd. */
 k_case *k_cases(const k_suite *const *suites, int nsuites, int devices, const char *only,
                 const bool *lessons, int *n);
 

@@ -211,6 +211,27 @@ static const char *recv_frame(int fd, uint32_t want_seq, char **body, uint32_t *
     return NULL;
 }
 
+/* A k_buf from the frame at *p (its count, then its floats), at most max
+ * floats; false if it is not there whole. */
+static bool take_floats(const char **p, const char *end, k_buf *f, int64_t max)
+{
+    int64_t n;
+    f->v = NULL;
+    if (end - *p < (ptrdiff_t)sizeof n)
+        return false;
+    memcpy(&n, *p, sizeof n);
+    *p += sizeof n;
+    if (n < 0 || n > max || (uint64_t)(end - *p) < (uint64_t)n * sizeof(float))
+        return false;
+    f->n = n;
+    f->v = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
+    if (f->v == NULL)
+        return false;
+    memcpy(f->v, *p, (size_t)n * sizeof(float));
+    *p += n * (int64_t)sizeof(float);
+    return true;
+}
+
 /* ---------------------------------------------------------------------- */
 /* Calls: parent to executor                                              */
 /* ---------------------------------------------------------------------- */
@@ -246,21 +267,9 @@ const char *k_read_call(int fd, k_call *c, bool *eof)
     }
     memcpy(c, p, sizeof *c);
     p += sizeof *c;
-    for (int i = 0; i < c->nbufs && i < K_BUFS; i++) {
-        int64_t n;
-        if (end - p < (ptrdiff_t)sizeof n)
+    for (int i = 0; i < c->nbufs && i < K_BUFS; i++)
+        if (!take_floats(&p, end, &c->bufs[i], INT64_MAX))
             break;
-        memcpy(&n, p, sizeof n);
-        p += sizeof n;
-        if (n < 0 || (uint64_t)(end - p) < (uint64_t)n * sizeof(float))
-            break;
-        c->bufs[i].n = n;
-        c->bufs[i].v = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
-        if (c->bufs[i].v == NULL)
-            break;
-        memcpy(c->bufs[i].v, p, (size_t)n * sizeof(float));
-        p += n * (int64_t)sizeof(float);
-    }
     free(body);
     return NULL;
 }
@@ -285,25 +294,6 @@ bool k_write_res(int fd, const k_res *r)
     if (r->nvals > 0)
         wput(&b, r->vals, (size_t)r->nvals * sizeof(int64_t));
     return send_frame(fd, &b, seq_in);
-}
-
-static bool take_floats(const char **p, const char *end, k_buf *f, int64_t max)
-{
-    int64_t n;
-    f->v = NULL;
-    if (end - *p < (ptrdiff_t)sizeof n)
-        return false;
-    memcpy(&n, *p, sizeof n);
-    *p += sizeof n;
-    if (n < 0 || n > max || (uint64_t)(end - *p) < (uint64_t)n * sizeof(float))
-        return false;
-    f->n = n;
-    f->v = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
-    if (f->v == NULL)
-        return false;
-    memcpy(f->v, *p, (size_t)n * sizeof(float));
-    *p += n * (int64_t)sizeof(float);
-    return true;
 }
 
 const char *k_read_res(int fd, const k_call *c, uint32_t seq, k_res *r)
