@@ -117,10 +117,20 @@ static const char *arg_name(const k_call *c, int i)
     return n != NULL ? n : i == 0 ? "a" : i == 1 ? "b" : "c";
 }
 
+/* "shape=(..) strides=(..) offset=n", as a message shows a view. */
+static char *layout(int ndim, const int64_t *shape, const int64_t *strides, int64_t offset,
+                    char *dst, size_t cap)
+{
+    char sh[300], st[300];
+    snprintf(dst, cap, "shape=%s strides=%s offset=%" PRId64, k_ints(ndim, shape, sh, sizeof sh),
+             k_ints(ndim, strides, st, sizeof st), offset);
+    return dst;
+}
+
 static void put_arr(sb *b, const k_call *c, int i)
 {
     const k_arr *a = &c->args[i];
-    char sh[300], st[300];
+    char t[700];
     switch (a->kind) {
     case K_NULLPTR: put(b, "NULL"); return;
     case K_RELEASED: put(b, "a released array (no buffer)"); return;
@@ -130,8 +140,7 @@ static void put_arr(sb *b, const k_call *c, int i)
         put(b, "a broken array with ndim %d", a->ndim);
         return;
     }
-    put(b, "shape=%s strides=%s offset=%" PRId64, k_ints(a->ndim, a->shape, sh, sizeof sh),
-        k_ints(a->ndim, a->strides, st, sizeof st), a->offset);
+    put(b, "%s", layout(a->ndim, a->shape, a->strides, a->offset, t, sizeof t));
     for (int j = 0; j < i; j++)
         if (c->args[j].kind == K_VIEW && c->args[j].buf == a->buf) {
             put(b, " in %s's buffer", arg_name(c, j));
@@ -509,16 +518,6 @@ static void compare_error(const k_call *c, const k_want *w, const k_res *r)
         compare_buffer(c, r, i, c->bufs[i].v, NULL, NULL);
     compare_refcounts(c, r, -1);   /* a failed call takes no reference and drops none */
     compare_ints(c, w, r, NULL);
-}
-
-/* "shape=(..) strides=(..) offset=n", as a message shows a view. */
-static char *layout(int ndim, const int64_t *shape, const int64_t *strides, int64_t offset,
-                    char *dst, size_t cap)
-{
-    char sh[300], st[300];
-    snprintf(dst, cap, "shape=%s strides=%s offset=%" PRId64, k_ints(ndim, shape, sh, sizeof sh),
-             k_ints(ndim, strides, st, sizeof st), offset);
-    return dst;
 }
 
 /* Whether the result's shape is the reference's. */

@@ -647,10 +647,7 @@ static k_want ewise(k_ctx *k, const k_call *c)
         dst = arg(c, dsti);
         if (!same_device(c, 0, dsti))
             ERR(ND_ERR_DEVICE, "a and dst live on different devices");
-        bool same = dst->ndim == ndim;
-        for (int d = 0; d < ndim && same; d++)
-            same = dst->shape[d] == shape[d];
-        if (!same)
+        if (dst->ndim != ndim || memcmp(dst->shape, shape, (size_t)ndim * sizeof *shape) != 0)
             ERR(ND_ERR_SHAPE, "dst's shape is not the result's shape");
     }
     if (!into && (why = no_memory(k, ndim, shape)) != NULL)
@@ -953,15 +950,14 @@ static void simplify_perm(int ndim, const int64_t *shape, const int64_t *perm, i
     int id[K_LIST], m = 0, n = 0, p[K_LIST], group[K_LIST], g = -1, q = 0;
     int64_t sizes[K_LIST], gshape[K_LIST];
     bool joins[K_LIST] = { false };
-    /* the axes longer than 1 keep their order and are numbered 0..m-1;
-     * perm's entries that name them, renumbered, are the permutation left */
-    for (int a = 0; a < ndim; a++)
-        id[a] = -1;
-    for (int a = 0; a < ndim; a++)
-        if (shape[a] > 1 || shape[a] == 0) {
-            sizes[m] = shape[a];
-            id[a] = m++;
-        }
+    /* the axes of sizes other than 1 keep their order and are numbered
+     * 0..m-1; perm's entries that name them, renumbered, are the
+     * permutation left */
+    for (int a = 0; a < ndim; a++) {
+        id[a] = shape[a] == 1 ? -1 : m;
+        if (shape[a] != 1)
+            sizes[m++] = shape[a];
+    }
     for (int i = 0; i < ndim; i++) {
         int src = (int)perm[i];
         if (id[src] != -1)
