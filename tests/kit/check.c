@@ -1164,7 +1164,6 @@ void k_check_bad_arrays(k_ctx *k, const k_call *valid)
         K_REQUIRE(keep[i].v != NULL, "test setup: out of memory");
         memcpy(keep[i].v, valid->bufs[i].v, (size_t)keep[i].n * sizeof(float));
     }
-    int n = valid->nbufs;
     k_call c = fresh(k, valid, keep);
     k_check(k, &c, NULL);   /* the valid call itself first: it must work */
     for (int i = 0; i < valid->nargs; i++)
@@ -1184,7 +1183,7 @@ void k_check_bad_arrays(k_ctx *k, const k_call *valid)
         if (k_reference(k, &c).status == ND_ERR_ARG)
             k_expect(k, &c, ND_ERR_ARG, NULL);
     }
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < valid->nbufs; i++)
         free(keep[i].v);
 }
 

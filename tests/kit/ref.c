@@ -249,6 +249,14 @@ bool k_compact_layout(const k_arr *a)
     return true;
 }
 
+/* A slice's start or stop: `none` when not given; from the end when
+ * negative; clipped to lo..hi. */
+static __int128 slice_bound(int64_t v, int64_t size, __int128 lo, __int128 hi, __int128 none)
+{
+    __int128 x = v < 0 ? (__int128)v + size : v;
+    return v == ND_NONE ? none : x < lo ? lo : x > hi ? hi : x;
+}
+
 static k_want views(k_ctx *k, const k_call *c)
 {
     k_want w = { 0 };
@@ -390,19 +398,8 @@ static k_want views(k_ctx *k, const k_call *c)
                 ERR(ND_ERR_INDEX, "axis %d has a slice step of 0", d);
             /* Python's slice.indices(), in 128-bit arithmetic */
             __int128 step = ix.step, lo = step < 0 ? -1 : 0, hi = step < 0 ? size - 1 : size;
-            __int128 start = ix.start, stop = ix.stop;
-            if (ix.start == ND_NONE)
-                start = step < 0 ? hi : lo;
-            else if (start < 0)
-                start = start + size < lo ? lo : start + size;
-            else if (start > hi)
-                start = hi;
-            if (ix.stop == ND_NONE)
-                stop = step < 0 ? lo : hi;
-            else if (stop < 0)
-                stop = stop + size < lo ? lo : stop + size;
-            else if (stop > hi)
-                stop = hi;
+            __int128 start = slice_bound(ix.start, size, lo, hi, step < 0 ? hi : lo);
+            __int128 stop = slice_bound(ix.stop, size, lo, hi, step < 0 ? lo : hi);
             __int128 count = step > 0 ? (start < stop ? (stop - start - 1) / step + 1 : 0)
                                       : (stop < start ? (start - stop - 1) / -step + 1 : 0);
             if (count > 0)
