@@ -117,10 +117,20 @@ static const char *arg_name(const k_call *c, int i)
     return n != NULL ? n : i == 0 ? "a" : i == 1 ? "b" : "c";
 }
 
+/* "shape=(..) strides=(..) offset=n", as a message shows a view. */
+static char *layout(int ndim, const int64_t *shape, const int64_t *strides, int64_t offset,
+                    char *dst, size_t cap)
+{
+    char sh[300], st[300];
+    snprintf(dst, cap, "shape=%s strides=%s offset=%" PRId64, k_ints(ndim, shape, sh, sizeof sh),
+             k_ints(ndim, strides, st, sizeof st), offset);
+    return dst;
+}
+
 static void put_arr(sb *b, const k_call *c, int i)
 {
     const k_arr *a = &c->args[i];
-    char sh[300], st[300];
+    char t[700];
     switch (a->kind) {
     case K_NULLPTR: put(b, "NULL"); return;
     case K_RELEASED: put(b, "a released array (no buffer)"); return;
@@ -130,8 +140,7 @@ static void put_arr(sb *b, const k_call *c, int i)
         put(b, "a broken array with ndim %d", a->ndim);
         return;
     }
-    put(b, "shape=%s strides=%s offset=%" PRId64, k_ints(a->ndim, a->shape, sh, sizeof sh),
-        k_ints(a->ndim, a->strides, st, sizeof st), a->offset);
+    put(b, "%s", layout(a->ndim, a->shape, a->strides, a->offset, t, sizeof t));
     for (int j = 0; j < i; j++)
         if (c->args[j].kind == K_VIEW && c->args[j].buf == a->buf) {
             put(b, " in %s's buffer", arg_name(c, j));
@@ -221,24 +230,14 @@ const char *k_describe(const k_call *c, char *dst, size_t cap)
         break;
     }
     put(&b, c->op == K_COMPACT && c->code > 0 ? "nd_%s_version(" : "nd_%s(", name);
-    switch (c->op) {
-    case K_BINARY: case K_BINARY_INTO: case K_SCALAR: case K_SCALAR_INTO:
-        if (c->code >= 0 && c->code <= ND_GE)
-            put(&b, "%s, ", binop_names[c->code]);
+    if (c->op >= K_BINARY && c->op <= K_UNARY_INTO) {
+        bool un = c->op >= K_UNARY;
+        if (c->code >= 0 && c->code <= (un ? ND_ABS : ND_GE))
+            put(&b, "%s, ", (un ? unop_names : binop_names)[c->code]);
         else
-            put(&b, "(nd_binop)%d, ", c->code);
-        break;
-    case K_UNARY: case K_UNARY_INTO:
-        if (c->code >= 0 && c->code <= ND_ABS)
-            put(&b, "%s, ", unop_names[c->code]);
-        else
-            put(&b, "(nd_unop)%d, ", c->code);
-        break;
-    case K_REDUCE:
+            put(&b, "(nd_%s)%d, ", un ? "unop" : "binop", c->code);
+    } else if (c->op == K_REDUCE) {
         put(&b, "%s, ", c->code == ND_SUM ? "ND_SUM" : c->code == ND_MAX ? "ND_MAX" : "op?");
-        break;
-    default:
-        break;
     }
     for (int i = 0; i < c->nargs; i++) {
         put(&b, "%s%s", i ? ", " : "", arg_name(c, i));
@@ -246,19 +245,18 @@ const char *k_describe(const k_call *c, char *dst, size_t cap)
             put(&b, ", %.9g", (double)c->scalar);
     }
     switch (c->op) {
-    case K_OFFSET_OF:
+    case K_OFFSET_OF: case K_PERMUTE:   /* a list of a's ndim entries */
         put(&b, ", ");
         put_list(&b, c, 0, c->args[0].ndim);
-        put(&b, ", %s", c->out == K_OUT_NULL ? "NULL" : "&offset");
+        if (c->op == K_OFFSET_OF)
+            put(&b, ", %s", c->out == K_OUT_NULL ? "NULL" : "&offset");
         break;
     case K_IS_COMPACT: put(&b, ", %s", c->out == K_OUT_NULL ? "NULL" : "&result"); break;
-    case K_RESHAPE: case K_BROADCAST_TO:
+    case K_RESHAPE: case K_BROADCAST_TO: case K_REDUCE:
         put(&b, ", %d, ", c->n);
         put_list(&b, c, 0, c->n);
-        break;
-    case K_PERMUTE:
-        put(&b, ", ");
-        put_list(&b, c, 0, c->args[0].ndim);
+        if (c->op == K_REDUCE)
+            put(&b, ", %s", c->keepdims ? "true" : "false");
         break;
     case K_SLICE:
         put(&b, ", [");
@@ -276,23 +274,11 @@ const char *k_describe(const k_call *c, char *dst, size_t cap)
             put(&b, ", %d", c->code);
         break;
     case K_SETITEM_SCALAR: case K_SCALAR: put(&b, ", %.9g", (double)c->scalar); break;
-    case K_REDUCE:
-        put(&b, ", %d, ", c->n);
-        put_list(&b, c, 0, c->n);
-        put(&b, ", %s", c->keepdims ? "true" : "false");
-        break;
     default:
         break;
     }
-    switch (c->op) {
-    case K_RESHAPE: case K_PERMUTE: case K_BROADCAST_TO: case K_SLICE: case K_DIAGONAL:
-    case K_COMPACT: case K_BINARY: case K_SCALAR: case K_UNARY: case K_REDUCE: case K_MATMUL:
-    case K_MATMUL_NAIVE:
+    if (k_takes_out(c->op))
         put(&b, ", %s%s", out_text(c), c->op == K_COMPACT && c->code > 0 ? ", NULL" : "");
-        break;
-    default:
-        break;
-    }
     put(&b, ")");
     for (int i = 0; i < c->nargs; i++) {
         put(&b, "%s%s = ", i ? ", " : " with ", arg_name(c, i));
@@ -534,23 +520,23 @@ static void compare_error(const k_call *c, const k_want *w, const k_res *r)
     compare_ints(c, w, r, NULL);
 }
 
+/* Whether the result's shape is the reference's. */
+static bool same_shape(const k_res *r, const k_want *w)
+{
+    return r->ndim == w->ndim &&
+           memcmp(r->shape, w->shape, (size_t)w->ndim * sizeof *w->shape) == 0;
+}
+
 static void compare_view(const k_call *c, const k_want *w, const k_res *r, const char *hint)
 {
-    char got[700], want[700], sh[300], st[300];
-    snprintf(got, sizeof got, "shape=%s strides=%s offset=%" PRId64,
-             k_ints(r->ndim, r->shape, sh, sizeof sh), k_ints(r->ndim, r->strides, st,
-             sizeof st), r->offset);
-    snprintf(want, sizeof want, "shape=%s strides=%s offset=%" PRId64,
-             k_ints(w->ndim, w->shape, sh, sizeof sh), k_ints(w->ndim, w->strides, st,
-             sizeof st), w->offset);
+    char got[700], want[700];
+    layout(r->ndim, r->shape, r->strides, r->offset, got, sizeof got);
+    layout(w->ndim, w->shape, w->strides, w->offset, want, sizeof want);
     if (r->out_buf != w->buf)
         wrong(c, "a view never copies data: make the result with nd_as_strided on a's buffer",
              "the result %s.", r->out_buf == K_NOBUF ? "has no buffer" : "has a buffer of "
              "its own");
-    bool same = r->ndim == w->ndim;
-    for (int d = 0; same && d < w->ndim; d++)
-        same = r->shape[d] == w->shape[d];
-    if (!same)
+    if (!same_shape(r, w))
         wrong(c, hint, "the result is %s, expected %s: the shape differs.", got, want);
     bool empty = k_numel(w->ndim, w->shape) == 0;
     if (!empty && r->offset != w->offset)
@@ -575,17 +561,13 @@ static void compare_new(const k_call *c, const k_want *w, const k_res *r, const 
         wrong(c, "the result is a NEW compact array (nd_empty), even when the input is compact",
              "the result %s.", r->out_buf == K_NOBUF ? "has no buffer"
                                                      : "shares a buffer with an input");
-    bool same = r->ndim == w->ndim;
-    for (int d = 0; same && d < w->ndim; d++)
-        same = r->shape[d] == w->shape[d];
-    if (!same)
+    if (!same_shape(r, w))
         wrong(c, hint, "the result has shape %s, expected %s.", k_ints(r->ndim, r->shape, sh,
              sizeof sh), k_ints(w->ndim, w->shape, ws, sizeof ws));
     int64_t n = k_numel(w->ndim, w->shape);
-    nd_device dev = c->dev;
-    if (r->out_device != (int)dev)
+    if (r->out_device != (int)c->dev)
         wrong(c, "the result lives on the inputs' device", "the result lives on device %d, "
-             "not %d.", r->out_device, (int)dev);
+             "not %d.", r->out_device, (int)c->dev);
     if (r->out_refcount != 1)
         wrong(c, "a new array holds exactly one reference, out's", "the result's buffer has "
              "refcount %" PRId64 ", expected 1.", r->out_refcount);
@@ -630,7 +612,7 @@ static void compare_ints(const k_call *c, const k_want *w, const k_res *r, const
 {
     if (w->nvals == 0)
         return;
-    char a[400], b[400], in[400];
+    char a[400], b[400];
     if (c->op == K_ITER && w->status == ND_OK) {
         int nd = c->n;
         int64_t n = w->ivals[0], total = w->ivals[3];
@@ -661,7 +643,6 @@ static void compare_ints(const k_call *c, const k_want *w, const k_res *r, const
                   "returning false (and return false for NULL).");
         return;
     }
-    int from = 0, upto = w->nvals;
     if (w->status == ND_OK && (c->op == K_SIMPLIFY_DIMS || c->op == K_SIMPLIFY_PERM)) {
         /* the entries past the new ndim are free */
         int m = (int)w->ivals[0], lists = c->op == K_SIMPLIFY_DIMS ? 3 : 2;
@@ -697,8 +678,7 @@ static void compare_ints(const k_call *c, const k_want *w, const k_res *r, const
         }
         return;
     }
-    (void)in;
-    for (int i = from; i < upto; i++) {
+    for (int i = 0; i < w->nvals; i++) {
         int64_t g = i < r->nvals ? r->vals[i] : K_POISON64, x = w->ivals[i];
         if (g == x)
             continue;
@@ -1184,7 +1164,6 @@ void k_check_bad_arrays(k_ctx *k, const k_call *valid)
         K_REQUIRE(keep[i].v != NULL, "test setup: out of memory");
         memcpy(keep[i].v, valid->bufs[i].v, (size_t)keep[i].n * sizeof(float));
     }
-    int n = valid->nbufs;
     k_call c = fresh(k, valid, keep);
     k_check(k, &c, NULL);   /* the valid call itself first: it must work */
     for (int i = 0; i < valid->nargs; i++)
@@ -1204,7 +1183,7 @@ void k_check_bad_arrays(k_ctx *k, const k_call *valid)
         if (k_reference(k, &c).status == ND_ERR_ARG)
             k_expect(k, &c, ND_ERR_ARG, NULL);
     }
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < valid->nbufs; i++)
         free(keep[i].v);
 }
 

@@ -45,6 +45,14 @@ static const char *say(k_ctx *k, const char *fmt, ...)
         return w;                          \
     } while (0)
 
+/* ERR when a check found a fault: `reason` is why, or NULL. */
+#define ERR_IF(st, reason)                 \
+    do {                                   \
+        const char *why_ = (reason);       \
+        if (why_ != NULL)                  \
+            ERR(st, "%s", why_);           \
+    } while (0)
+
 int64_t k_numel(int ndim, const int64_t *shape)
 {
     int64_t n = 1;
@@ -241,6 +249,14 @@ bool k_compact_layout(const k_arr *a)
     return true;
 }
 
+/* A slice's start or stop: `none` when not given; from the end when
+ * negative; clipped to lo..hi. */
+static __int128 slice_bound(int64_t v, int64_t size, __int128 lo, __int128 hi, __int128 none)
+{
+    __int128 x = v < 0 ? (__int128)v + size : v;
+    return v == ND_NONE ? none : x < lo ? lo : x > hi ? hi : x;
+}
+
 static k_want views(k_ctx *k, const k_call *c)
 {
     k_want w = { 0 };
@@ -250,8 +266,7 @@ static k_want views(k_ctx *k, const k_call *c)
     switch (c->op) {
     case K_COMPACT_STRIDES: {
         int64_t *v = ivals(k, &w, K_LIST);
-        if ((why = bad_shape(k, c->n, list_of(c, 0))) != NULL)
-            ERR(ND_ERR_ARG, "%s", why);
+        ERR_IF(ND_ERR_ARG, bad_shape(k, c->n, list_of(c, 0)));
         if (c->n > 0 && no_out)
             ERR(ND_ERR_ARG, "argument 'strides' is NULL");
         for (int d = c->n - 1; d >= 0; d--)
@@ -260,16 +275,14 @@ static k_want views(k_ctx *k, const k_call *c)
     }
     case K_IS_COMPACT:
         ivals(k, &w, 1)[0] = 0xAB;
-        if ((why = bad_array(k, c, 0, "a")) != NULL)
-            ERR(ND_ERR_ARG, "%s", why);
+        ERR_IF(ND_ERR_ARG, bad_array(k, c, 0, "a"));
         if (no_out)
             ERR(ND_ERR_ARG, "argument 'result' is NULL");
         w.ivals[0] = k_compact_layout(a);
         return w;
     case K_OFFSET_OF: {
         ivals(k, &w, 1);
-        if ((why = bad_array(k, c, 0, "a")) != NULL)
-            ERR(ND_ERR_ARG, "%s", why);
+        ERR_IF(ND_ERR_ARG, bad_array(k, c, 0, "a"));
         if (no_out || (a->ndim > 0 && c->list_null[0]))
             ERR(ND_ERR_ARG, "argument '%s' is NULL", no_out ? "offset" : "index");
         for (int d = 0; d < a->ndim; d++)
@@ -283,8 +296,7 @@ static k_want views(k_ctx *k, const k_call *c)
     default:
         break;
     }
-    if ((why = bad_array(k, c, 0, "a")) != NULL)
-        ERR(ND_ERR_ARG, "%s", why);
+    ERR_IF(ND_ERR_ARG, bad_array(k, c, 0, "a"));
     int64_t shape[ND_MAX_DIMS], strides[ND_MAX_DIMS];
     switch (c->op) {
     case K_RESHAPE: {
@@ -342,8 +354,7 @@ static k_want views(k_ctx *k, const k_call *c)
         return w;
     }
     case K_BROADCAST_TO: {
-        if ((why = bad_shape(k, c->n, list_of(c, 0))) != NULL)
-            ERR(ND_ERR_ARG, "%s", why);
+        ERR_IF(ND_ERR_ARG, bad_shape(k, c->n, list_of(c, 0)));
         if (no_out)
             ERR(ND_ERR_ARG, "argument 'out' is NULL");
         if (c->n < a->ndim)
@@ -387,19 +398,8 @@ static k_want views(k_ctx *k, const k_call *c)
                 ERR(ND_ERR_INDEX, "axis %d has a slice step of 0", d);
             /* Python's slice.indices(), in 128-bit arithmetic */
             __int128 step = ix.step, lo = step < 0 ? -1 : 0, hi = step < 0 ? size - 1 : size;
-            __int128 start = ix.start, stop = ix.stop;
-            if (ix.start == ND_NONE)
-                start = step < 0 ? hi : lo;
-            else if (start < 0)
-                start = start + size < lo ? lo : start + size;
-            else if (start > hi)
-                start = hi;
-            if (ix.stop == ND_NONE)
-                stop = step < 0 ? lo : hi;
-            else if (stop < 0)
-                stop = stop + size < lo ? lo : stop + size;
-            else if (stop > hi)
-                stop = hi;
+            __int128 start = slice_bound(ix.start, size, lo, hi, step < 0 ? hi : lo);
+            __int128 stop = slice_bound(ix.stop, size, lo, hi, step < 0 ? lo : hi);
             __int128 count = step > 0 ? (start < stop ? (stop - start - 1) / step + 1 : 0)
                                       : (stop < start ? (start - stop - 1) / -step + 1 : 0);
             if (count > 0)
@@ -453,12 +453,10 @@ static k_want views(k_ctx *k, const k_call *c)
 static k_want lesson2(k_ctx *k, const k_call *c)
 {
     k_want w = { 0 };
-    const char *why;
     const k_arr *a = arg(c, 0), *b = arg(c, 1);
     switch (c->op) {
     case K_ITER: {
-        if ((why = bad_shape(k, c->n, list_of(c, 0))) != NULL)
-            ERR(ND_ERR_ARG, "%s", why);
+        ERR_IF(ND_ERR_ARG, bad_shape(k, c->n, list_of(c, 0)));
         if (c->out == K_OUT_NULL)
             ERR(ND_ERR_ARG, "argument 'it' is NULL");
         /* the walk the executor records: at most at[0] positions */
@@ -480,8 +478,7 @@ static k_want lesson2(k_ctx *k, const k_call *c)
     case K_SIMPLIFY_DIMS: {
         if (c->out == K_OUT_NULL)
             ERR(ND_ERR_ARG, "argument 'ndim' is NULL");
-        if ((why = bad_shape(k, c->n, list_of(c, 0))) != NULL)
-            ERR(ND_ERR_ARG, "%s", why);
+        ERR_IF(ND_ERR_ARG, bad_shape(k, c->n, list_of(c, 0)));
         if (c->n > 0 && c->list_null[1])
             ERR(ND_ERR_ARG, "argument 'strides_a' is NULL");
         int64_t *v = ivals(k, &w, 1 + 3 * K_LIST), l[3][K_LIST];
@@ -511,12 +508,10 @@ static k_want lesson2(k_ctx *k, const k_call *c)
         return w;
     }
     case K_COMPACT: {
-        if ((why = bad_array(k, c, 0, "a")) != NULL)
-            ERR(ND_ERR_ARG, "%s", why);
+        ERR_IF(ND_ERR_ARG, bad_array(k, c, 0, "a"));
         if (c->out == K_OUT_NULL)
             ERR(ND_ERR_ARG, "argument 'out' is NULL");
-        if ((why = no_memory(k, a->ndim, a->shape)) != NULL)
-            ERR(ND_ERR_NOMEM, "%s", why);
+        ERR_IF(ND_ERR_NOMEM, no_memory(k, a->ndim, a->shape));
         float *v = new_array(k, &w, a->ndim, a->shape, K_EXACT);
         int64_t idx[ND_MAX_DIMS];
         for (int64_t i = 0; i < k_numel(a->ndim, a->shape); i++) {
@@ -528,16 +523,14 @@ static k_want lesson2(k_ctx *k, const k_call *c)
     case K_SETITEM:
     case K_SETITEM_SCALAR: {
         bool scalar = c->op == K_SETITEM_SCALAR;
-        if ((why = bad_array(k, c, 0, "dst")) != NULL)
-            ERR(ND_ERR_ARG, "%s", why);
-        if (!scalar && (why = bad_array(k, c, 1, "src")) != NULL)
-            ERR(ND_ERR_ARG, "%s", why);
-        if (!scalar && !same_device(c, 0, 1))
-            ERR(ND_ERR_DEVICE, "dst and src live on different devices");
-        int skip = 0;
-        while (!scalar && b->ndim - skip > a->ndim && b->shape[skip] == 1)
-            skip++;
+        ERR_IF(ND_ERR_ARG, bad_array(k, c, 0, "dst"));
         if (!scalar) {
+            ERR_IF(ND_ERR_ARG, bad_array(k, c, 1, "src"));
+            if (!same_device(c, 0, 1))
+                ERR(ND_ERR_DEVICE, "dst and src live on different devices");
+            int skip = 0;
+            while (b->ndim - skip > a->ndim && b->shape[skip] == 1)
+                skip++;
             int nb = b->ndim - skip;
             if (nb > a->ndim)
                 ERR(ND_ERR_SHAPE, "src has more axes (%d) than dst (%d), and not all of the "
@@ -628,15 +621,13 @@ static k_want ewise(k_ctx *k, const k_call *c)
     int nops = unary ? ND_ABS + 1 : ND_GE + 1;
     if (c->code < 0 || c->code >= nops)
         ERR(ND_ERR_ARG, "op %d is unknown: it must be 0..%d", c->code, nops - 1);
-    if ((why = bad_array(k, c, 0, "a")) != NULL)
-        ERR(ND_ERR_ARG, "%s", why);
+    ERR_IF(ND_ERR_ARG, bad_array(k, c, 0, "a"));
     const k_arr *a = arg(c, 0), *b = NULL, *dst = NULL;
     int ndim = a->ndim, dsti = unary || scalar ? 1 : 2;
     int64_t shape[ND_MAX_DIMS];
     memcpy(shape, a->shape, sizeof shape);
     if (!unary && !scalar) {
-        if ((why = bad_array(k, c, 1, "b")) != NULL)
-            ERR(ND_ERR_ARG, "%s", why);
+        ERR_IF(ND_ERR_ARG, bad_array(k, c, 1, "b"));
         b = arg(c, 1);
         if (!same_device(c, 0, 1))
             ERR(ND_ERR_DEVICE, "a and b live on different devices");
@@ -649,15 +640,11 @@ static k_want ewise(k_ctx *k, const k_call *c)
     if (!into && (why = bad_shape(k, ndim, shape)) != NULL)   /* dst's shape is valid */
         ERR(ND_ERR_ARG, "the result's shape is not valid: %s", why);
     if (into) {
-        if ((why = bad_array(k, c, dsti, "dst")) != NULL)
-            ERR(ND_ERR_ARG, "%s", why);
+        ERR_IF(ND_ERR_ARG, bad_array(k, c, dsti, "dst"));
         dst = arg(c, dsti);
         if (!same_device(c, 0, dsti))
             ERR(ND_ERR_DEVICE, "a and dst live on different devices");
-        bool same = dst->ndim == ndim;
-        for (int d = 0; d < ndim && same; d++)
-            same = dst->shape[d] == shape[d];
-        if (!same)
+        if (dst->ndim != ndim || memcmp(dst->shape, shape, (size_t)ndim * sizeof *shape) != 0)
             ERR(ND_ERR_SHAPE, "dst's shape is not the result's shape");
     }
     if (!into && (why = no_memory(k, ndim, shape)) != NULL)
@@ -772,11 +759,9 @@ static void acc_result(const k_acc *s, int64_t n, float *v, double *bound)
 static k_want reduce(k_ctx *k, const k_call *c)
 {
     k_want w = { 0 };
-    const char *why;
     if (c->code != ND_SUM && c->code != ND_MAX)
         ERR(ND_ERR_ARG, "op %d is unknown: it must be ND_SUM or ND_MAX", c->code);
-    if ((why = bad_array(k, c, 0, "a")) != NULL)
-        ERR(ND_ERR_ARG, "%s", why);
+    ERR_IF(ND_ERR_ARG, bad_array(k, c, 0, "a"));
     const k_arr *a = arg(c, 0);
     if (c->out == K_OUT_NULL)
         ERR(ND_ERR_ARG, "argument 'out' is NULL");
@@ -821,8 +806,7 @@ static k_want reduce(k_ctx *k, const k_call *c)
         if (!red[d] || c->keepdims)
             oshape[nout++] = red[d] ? 1 : a->shape[d];
     }
-    if ((why = no_memory(k, nout, oshape)) != NULL)
-        ERR(ND_ERR_NOMEM, "%s", why);
+    ERR_IF(ND_ERR_NOMEM, no_memory(k, nout, oshape));
     float *v = new_array(k, &w, nout, oshape, c->code == ND_SUM ? K_BOUND : K_EXACT_ZERO);
     int64_t nouts = k_numel(nk, kshape), nblock = k_numel(nr, rshape);
     w.bound = k_mem(k, (size_t)(nouts > 0 ? nouts : 1) * sizeof(double));
@@ -890,8 +874,8 @@ static k_want matmul(k_ctx *k, const k_call *c)
 {
     k_want w = { 0 };
     const char *why;
-    if ((why = bad_array(k, c, 0, "a")) != NULL || (why = bad_array(k, c, 1, "b")) != NULL)
-        ERR(ND_ERR_ARG, "%s", why);
+    ERR_IF(ND_ERR_ARG, bad_array(k, c, 0, "a"));
+    ERR_IF(ND_ERR_ARG, bad_array(k, c, 1, "b"));
     if (c->out == K_OUT_NULL)
         ERR(ND_ERR_ARG, "argument 'out' is NULL");
     if (!same_device(c, 0, 1))
@@ -922,8 +906,7 @@ static k_want matmul(k_ctx *k, const k_call *c)
     for (int i = 0; i < 3; i++)
         if ((why = bad_shape(k, nd, made[i])) != NULL)
             ERR(ND_ERR_ARG, "%s would not be a valid shape: %s", what[i], why);
-    if ((why = no_memory(k, nd, shape)) != NULL)
-        ERR(ND_ERR_NOMEM, "%s", why);
+    ERR_IF(ND_ERR_NOMEM, no_memory(k, nd, shape));
     float *v = new_array(k, &w, nd, shape, K_BOUND);
     int64_t total = k_numel(nd, shape), mats = k_numel(nb, batch);
     w.bound = k_mem(k, (size_t)(total > 0 ? total : 1) * sizeof(double));
@@ -964,15 +947,14 @@ static void simplify_perm(int ndim, const int64_t *shape, const int64_t *perm, i
     int id[K_LIST], m = 0, n = 0, p[K_LIST], group[K_LIST], g = -1, q = 0;
     int64_t sizes[K_LIST], gshape[K_LIST];
     bool joins[K_LIST] = { false };
-    /* the axes longer than 1 keep their order and are numbered 0..m-1;
-     * perm's entries that name them, renumbered, are the permutation left */
-    for (int a = 0; a < ndim; a++)
-        id[a] = -1;
-    for (int a = 0; a < ndim; a++)
-        if (shape[a] > 1 || shape[a] == 0) {
-            sizes[m] = shape[a];
-            id[a] = m++;
-        }
+    /* the axes of sizes other than 1 keep their order and are numbered
+     * 0..m-1; perm's entries that name them, renumbered, are the
+     * permutation left */
+    for (int a = 0; a < ndim; a++) {
+        id[a] = shape[a] == 1 ? -1 : m;
+        if (shape[a] != 1)
+            sizes[m++] = shape[a];
+    }
     for (int i = 0; i < ndim; i++) {
         int src = (int)perm[i];
         if (id[src] != -1)
@@ -1033,8 +1015,7 @@ static k_want lesson7(k_ctx *k, const k_call *c)
             memcpy(v + 1, c->list[0], K_LIST * sizeof(int64_t));
             memcpy(v + 1 + K_LIST, c->list[1], K_LIST * sizeof(int64_t));
         }
-        if ((why = bad_shape(k, c->n, list_of(c, 0))) != NULL)
-            ERR(ND_ERR_ARG, "%s", why);
+        ERR_IF(ND_ERR_ARG, bad_shape(k, c->n, list_of(c, 0)));
         if ((why = bad_perm(k, c->n, list_of(c, 1), &s)) != NULL)
             ERR(s, "%s", why);
         if (c->list_null[2] || c->at[1])
@@ -1056,8 +1037,7 @@ static k_want lesson7(k_ctx *k, const k_call *c)
         ERR(ND_ERR_ARG, "elem_bytes is %" PRId64 "; it must be 1, 2, 4, 8 or 16", e);
     if (c->code > 4 || c->code < -1)
         ERR(ND_ERR_ARG, "version %d is not 0 (auto) to 4", c->code);
-    if ((why = bad_shape(k, c->n, list_of(c, 0))) != NULL)
-        ERR(ND_ERR_ARG, "%s", why);
+    ERR_IF(ND_ERR_ARG, bad_shape(k, c->n, list_of(c, 0)));
     if ((why = bad_perm(k, c->n, list_of(c, 1), &s)) != NULL)
         ERR(s, "%s", why);
     int64_t numel = k_numel(c->n, c->list[0]), bytes = numel * e;
