@@ -3,10 +3,8 @@
  * nd_simplify_dims, nd_compact (a strided gather) and nd_setitem /
  * nd_setitem_scalar (a strided scatter).
  *
- * Each test makes calls over the kit (tests/kit/kit.h): the kit builds the
- * inputs (views made with nd_as_strided, never with lesson 1's functions,
- * so that lesson 2 is graded on its own), its reference says what each
- * call must do, and its comparison writes the message.
+ * Calls over the kit (tests/kit/kit.h), whose inputs are views made with
+ * nd_as_strided, never with lesson 1's functions: lesson 2 is graded alone.
  */
 #include "kit.h"
 
