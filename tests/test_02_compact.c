@@ -79,25 +79,21 @@ static void iter_scalar_and_empty(k_ctx *k)
 /* A negative size on each axis, ndim 9 and -1, a NULL shape, a NULL it. */
 static void iter_errors(k_ctx *k)
 {
+    static const int64_t shape[K_LIST] = { 2, 2, 2, 2, 2, 2, 2, 2, 2 };
+    static const int ndims[4] = { ND_MAX_DIMS + 1, -1, 3, 2 };
     check_iter(k, 2, (int64_t[]){ 2, 3 }, false, false, ITER_HINT);
-    for (int d = 0; d < ND_MAX_DIMS + 3; d++) {
+    for (int i = 0; i < ND_MAX_DIMS + 4; i++) {
         k_call c = k_new(k, K_ITER);
-        int64_t shape[K_LIST] = { 2, 2, 2, 2, 2, 2, 2, 2, 2 };
-        if (d < ND_MAX_DIMS) {
-            shape[d] = -1 - d;
-            k_list(&c, 0, d + 1, shape);
-        } else {
-            k_list(&c, 0, d == ND_MAX_DIMS ? ND_MAX_DIMS + 1 : -1, shape);
-            c.list_null[0] = d == ND_MAX_DIMS + 2;
-            if (c.list_null[0])
-                c.n = 3;
+        if (i < ND_MAX_DIMS) {   /* a negative size on the last of i + 1 axes */
+            k_list(&c, 0, i + 1, shape);
+            c.list[0][i] = -1 - i;
+        } else {   /* ndim 9 and -1, a NULL shape, a NULL it */
+            k_list(&c, 0, ndims[i - ND_MAX_DIMS], shape);
+            c.list_null[0] = i == ND_MAX_DIMS + 2;
+            c.out = i == ND_MAX_DIMS + 3 ? K_OUT_NULL : K_OUT_NEW;
         }
         k_expect(k, &c, ND_ERR_ARG, NULL);
     }
-    k_call c = k_new(k, K_ITER);
-    k_list(&c, 0, 2, (int64_t[]){ 2, 3 });
-    c.out = K_OUT_NULL;
-    k_expect(k, &c, ND_ERR_ARG, NULL);
 }
 
 /* ---------------------------------------------------------------------- */

@@ -141,8 +141,7 @@ static void binary_ieee(k_ctx *k)
             k_arg(&c, k_at(k_buffer_of(k, &c, NGRID + 2, vb), 1, (int64_t[]){ NGRID },
                            (int64_t[]){ -1 }, NGRID));
         } else {
-            k_arg(&c, k_at(k_buffer_of(k, &c, NGRID, GRID), 1, (int64_t[]){ NGRID },
-                           (int64_t[]){ 1 }, 0));
+            k_arg(&c, k_given(k, &c, 1, (int64_t[]){ NGRID }, GRID));
         }
         if (form == 1)
             k_arg(&c, k_strided(k, &c, NGRID * NGRID + 5, 2, (int64_t[]){ NGRID, NGRID },
