@@ -592,11 +592,9 @@ static void views_chain_random(k_ctx *k)
  * nothing; so does nd_compact_strides a NULL shape or strides. */
 static void views_reject_bad_arrays(k_ctx *k)
 {
-    static const k_op ops[] = { K_COMPACT_STRIDES, K_IS_COMPACT, K_OFFSET_OF, K_RESHAPE,
-                                K_PERMUTE, K_BROADCAST_TO, K_SLICE, K_DIAGONAL };
-    for (int i = 0; i < 8; i++) {
-        k_call c = i ? k_on_array(k, ops[i], 2, S23) : k_new(k, ops[i]);
-        if (i == 0)
+    for (k_op op = K_COMPACT_STRIDES; op <= K_DIAGONAL; op++) {
+        k_call c = op == K_COMPACT_STRIDES ? k_new(k, op) : k_on_array(k, op, 2, S23);
+        if (op == K_COMPACT_STRIDES)
             k_list(&c, 0, 2, S23);
         else
             k_view_args(k, &c);
