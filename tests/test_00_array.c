@@ -98,21 +98,20 @@ static void create_and_copy_out(k_ctx *k)
         k_case_end(k);
     }
     int64_t shape[3] = { 2, 3, 4 }, empty[2] = { 3, 0 };
-    float want[24];
+    float full[24], ramp[24], zero = 0;
+    for (int i = 0; i < 24; i++) {
+        full[i] = -2.5f;
+        ramp[i] = (float)i;
+    }
     nd_array a;
     OK(nd_full(dev, 3, shape, -2.5f, &a));
-    for (int i = 0; i < 24; i++)
-        want[i] = -2.5f;
-    values(&a, want, 24, "nd_full");
+    values(&a, full, 24, "nd_full");
     nd_release(&a);
     OK(nd_arange(dev, 24, &a));
-    for (int i = 0; i < 24; i++)
-        want[i] = (float)i;
-    values(&a, want, 24, "nd_arange");
+    values(&a, ramp, 24, "nd_arange");
     nd_release(&a);
     OK(nd_zeros(dev, 0, NULL, &a));
-    want[0] = 0;
-    values(&a, want, 1, "nd_zeros of a scalar");
+    values(&a, &zero, 1, "nd_zeros of a scalar");
     nd_release(&a);
     OK(nd_empty(dev, 2, empty, &a));
     ck_assert_int_eq(nd_numel(&a), 0);
@@ -407,20 +406,16 @@ static void extreme_shape_rule(k_ctx *k)
     OK(nd_arange(dev, 1, &a));
     int64_t most[4] = { P2(29), 0, P2(29), 0 }, zero4[4] = { 0 };
     for (int r = 0; r < 4; r++) {
-        int64_t rot[4], strides[4], step = 1;
+        int64_t rot[4], step = 1;
         for (int j = 0; j < 4; j++)
             rot[j] = most[(j + r) % 4];
         OK(nd_as_strided(&a, 4, rot, zero4, 0, &v));
         nd_release(&v);
         OK(nd_empty(dev, 4, rot, &v));   /* no elements: no memory */
-        for (int j = 3; j >= 0; j--) {   /* row-major, a size 0 counted as 0 */
-            strides[j] = step;
-            step *= rot[j];
-        }
-        for (int j = 0; j < 4; j++)
-            ck_assert_msg(v.strides[j] == strides[j], "nd_empty of a rotation of "
+        for (int j = 3; j >= 0; step *= rot[j--])   /* row-major, a size 0 counted as 0 */
+            ck_assert_msg(v.strides[j] == step, "nd_empty of a rotation of "
                           "(2^29,0,2^29,0): axis %d has stride %lld, expected the row-major %lld",
-                          j, (long long)v.strides[j], (long long)strides[j]);
+                          j, (long long)v.strides[j], (long long)step);
         nd_release(&v);
     }
     int64_t limit[2] = { P2(29), P2(29) }, past[2] = { P2(29), P2(29) + 1 };

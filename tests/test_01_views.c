@@ -592,11 +592,9 @@ static void views_chain_random(k_ctx *k)
  * nothing; so does nd_compact_strides a NULL shape or strides. */
 static void views_reject_bad_arrays(k_ctx *k)
 {
-    static const k_op ops[] = { K_COMPACT_STRIDES, K_IS_COMPACT, K_OFFSET_OF, K_RESHAPE,
-                                K_PERMUTE, K_BROADCAST_TO, K_SLICE, K_DIAGONAL };
-    for (int i = 0; i < 8; i++) {
-        k_call c = i ? k_on_array(k, ops[i], 2, S23) : k_new(k, ops[i]);
-        if (i == 0)
+    for (k_op op = K_COMPACT_STRIDES; op <= K_DIAGONAL; op++) {
+        k_call c = op == K_COMPACT_STRIDES ? k_new(k, op) : k_on_array(k, op, 2, S23);
+        if (op == K_COMPACT_STRIDES)
             k_list(&c, 0, 2, S23);
         else
             k_view_args(k, &c);
@@ -622,19 +620,16 @@ static void views_reject_bad_arrays(k_ctx *k)
 static void extreme_compact_strides_reshape(k_ctx *k)
 {
     static const int64_t wide[3] = { 0, K_P2(62), 4 }, most[3] = { K_P2(40), 0, K_P2(18) },
-                         seven[8] = { 7, 7, 7, 7, 7, 7, 0, INT64_MAX };
-    k_call c = k_new(k, K_COMPACT_STRIDES);
-    k_expect_list(k, c, 3, S234, ND_OK, STRIDES_HINT);
-    k_expect_list(k, c, 3, wide, ND_ERR_ARG, STRIDES_HINT);
-    k_expect_list(k, c, 3, most, ND_OK, STRIDES_HINT);
-    k_expect_list(k, c, 8, seven, ND_ERR_ARG, STRIDES_HINT);
-    static const int64_t zero = 0;
-    c = k_on_array(k, K_RESHAPE, 1, &zero);
-    k_expect_list(k, c, 3, wide, ND_ERR_ARG, RESHAPE_HINT);
-    c = k_on_array(k, K_RESHAPE, 1, &zero);
-    k_expect_list(k, c, 8, seven, ND_ERR_ARG, RESHAPE_HINT);
-    c = k_on_array(k, K_RESHAPE, 1, &zero);
-    k_expect_list(k, c, 3, most, ND_OK, RESHAPE_HINT);
+                         seven[8] = { 7, 7, 7, 7, 7, 7, 0, INT64_MAX }, zero = 0;
+    static const struct { int n; const int64_t *shape; nd_status want; } cases[] = {
+        { 3, S234, ND_OK }, { 3, wide, ND_ERR_ARG }, { 3, most, ND_OK }, { 8, seven, ND_ERR_ARG },
+    };
+    for (int i = 0; i < 4; i++)
+        k_expect_list(k, k_new(k, K_COMPACT_STRIDES), cases[i].n, cases[i].shape, cases[i].want,
+                      STRIDES_HINT);
+    for (int i = 1; i < 4; i++)   /* the same shapes given to reshape an empty array */
+        k_expect_list(k, k_on_array(k, K_RESHAPE, 1, &zero), cases[i].n, cases[i].shape,
+                      cases[i].want, RESHAPE_HINT);
 }
 
 /* (7,7,7,7,7,7,0,INT64_MAX) was once a valid shape in that order and not
@@ -686,13 +681,9 @@ static void extreme_slice_offset_of_empty(k_ctx *k)
                   OFFSET_HINT);
     k_expect_list(k, k_on_view(k, K_OFFSET_OF, 4, 2, s50, huge, 2), 2, last, ND_ERR_INDEX,
                   OFFSET_HINT);
-    static const nd_index at4[1] = { ND_AT(4) }, from4[1] = { ND_SLICE(4, 5, 1) };
-    const nd_index *idx[2] = { at4, from4 };
-    for (int i = 0; i < 2; i++) {
-        k_call c = k_on_view(k, K_SLICE, 4, 2, s50, huge, 2);
-        k_index(&c, 1, idx[i]);
-        k_expect(k, &c, ND_OK, EXTREME_HINT);
-    }
+    static const nd_index idx[2] = { ND_AT(4), ND_SLICE(4, 5, 1) };
+    for (int i = 0; i < 2; i++)
+        slice_of(k, k_on_view(k, K_SLICE, 4, 2, s50, huge, 2), 1, &idx[i], ND_OK, EXTREME_HINT);
 }
 
 static const k_test tests[] = {

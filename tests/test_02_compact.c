@@ -3,10 +3,8 @@
  * nd_simplify_dims, nd_compact (a strided gather) and nd_setitem /
  * nd_setitem_scalar (a strided scatter).
  *
- * Each test makes calls over the kit (tests/kit/kit.h): the kit builds the
- * inputs (views made with nd_as_strided, never with lesson 1's functions,
- * so that lesson 2 is graded on its own), its reference says what each
- * call must do, and its comparison writes the message.
+ * Calls over the kit (tests/kit/kit.h), whose inputs are views made with
+ * nd_as_strided, never with lesson 1's functions: lesson 2 is graded alone.
  */
 #include "kit.h"
 
@@ -81,25 +79,21 @@ static void iter_scalar_and_empty(k_ctx *k)
 /* A negative size on each axis, ndim 9 and -1, a NULL shape, a NULL it. */
 static void iter_errors(k_ctx *k)
 {
+    static const int64_t shape[K_LIST] = { 2, 2, 2, 2, 2, 2, 2, 2, 2 };
+    static const int ndims[4] = { ND_MAX_DIMS + 1, -1, 3, 2 };
     check_iter(k, 2, (int64_t[]){ 2, 3 }, false, false, ITER_HINT);
-    for (int d = 0; d < ND_MAX_DIMS + 3; d++) {
+    for (int i = 0; i < ND_MAX_DIMS + 4; i++) {
         k_call c = k_new(k, K_ITER);
-        int64_t shape[K_LIST] = { 2, 2, 2, 2, 2, 2, 2, 2, 2 };
-        if (d < ND_MAX_DIMS) {
-            shape[d] = -1 - d;
-            k_list(&c, 0, d + 1, shape);
-        } else {
-            k_list(&c, 0, d == ND_MAX_DIMS ? ND_MAX_DIMS + 1 : -1, shape);
-            c.list_null[0] = d == ND_MAX_DIMS + 2;
-            if (c.list_null[0])
-                c.n = 3;
+        if (i < ND_MAX_DIMS) {   /* a negative size on the last of i + 1 axes */
+            k_list(&c, 0, i + 1, shape);
+            c.list[0][i] = -1 - i;
+        } else {   /* ndim 9 and -1, a NULL shape, a NULL it */
+            k_list(&c, 0, ndims[i - ND_MAX_DIMS], shape);
+            c.list_null[0] = i == ND_MAX_DIMS + 2;
+            c.out = i == ND_MAX_DIMS + 3 ? K_OUT_NULL : K_OUT_NEW;
         }
         k_expect(k, &c, ND_ERR_ARG, NULL);
     }
-    k_call c = k_new(k, K_ITER);
-    k_list(&c, 0, 2, (int64_t[]){ 2, 3 });
-    c.out = K_OUT_NULL;
-    k_expect(k, &c, ND_ERR_ARG, NULL);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -205,12 +199,6 @@ static void simplify_errors(k_ctx *k)
 /* nd_compact                                                             */
 /* ---------------------------------------------------------------------- */
 
-static void check_compact(k_ctx *k, k_call *c, k_arr a, const char *hint)
-{
-    k_arg(c, a);
-    k_check(k, c, hint);
-}
-
 static void compact_special_views(k_ctx *k)
 {
     /* views of a buffer of 12 floats */
@@ -232,10 +220,9 @@ static void compact_special_views(k_ctx *k)
         { "shape (3,0) with its offset at the buffer's end", 2, { 3, 0 }, { 4, 1 }, 12 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        k_call c = k_new(k, K_COMPACT);
-        check_compact(k, &c, k_strided(k, &c, 12, cases[i].ndim, cases[i].shape,
-                                       cases[i].strides, cases[i].offset, K_DISTINCT),
-                      cases[i].what);
+        k_call c = k_on_view(k, K_COMPACT, 12, cases[i].ndim, cases[i].shape, cases[i].strides,
+                             cases[i].offset);
+        k_check(k, &c, cases[i].what);
     }
 }
 
@@ -248,27 +235,26 @@ static void compact_random_views(k_ctx *k)
         int nd = k_shape(k, i % (ND_MAX_DIMS + 1), i % 7 == 0 ? 0 : 1, 5, 600, shape);
         k_call c = k_new(k, K_COMPACT);
         c.code = i % 2;
-        check_compact(k, &c, k_view(k, &c, nd, shape, K_ANY | (i % 3 ? K_REPEAT : 0),
-                                    i % 5 ? K_DISTINCT : K_SPECIAL), COMPACT_HINT);
+        k_arg(&c, k_view(k, &c, nd, shape, K_ANY | (i % 3 ? K_REPEAT : 0),
+                         i % 5 ? K_DISTINCT : K_SPECIAL));
+        k_check(k, &c, COMPACT_HINT);
     }
 }
 
 static void compact_out_aliases_input(k_ctx *k)
 {
     /* nd_compact(&x, &x): x becomes the copy and its old reference goes */
-    k_call c = k_new(k, K_COMPACT);
+    k_call c = k_on_view(k, K_COMPACT, 12, 2, (int64_t[]){ 4, 3 }, (int64_t[]){ 1, 4 }, 0);
     c.out = 0;
-    check_compact(k, &c, k_strided(k, &c, 12, 2, (int64_t[]){ 4, 3 }, (int64_t[]){ 1, 4 }, 0,
-                                   K_DISTINCT),
-                  "when out is a, make the copy, then release a's old reference and store "
-                  "the copy in it");
+    k_check(k, &c, "when out is a, make the copy, then release a's old reference and store "
+            "the copy in it");
     for (int i = 0; i < k_count(k, 50); i++) {
         int64_t shape[ND_MAX_DIMS];
         int nd = k_shape(k, i % 6, 0, 5, 300, shape);
         c = k_new(k, K_COMPACT);
         c.out = 0;
-        check_compact(k, &c, k_view(k, &c, nd, shape, K_ANY | K_REPEAT, K_DISTINCT),
-                      COMPACT_HINT);
+        k_arg(&c, k_view(k, &c, nd, shape, K_ANY | K_REPEAT, K_DISTINCT));
+        k_check(k, &c, COMPACT_HINT);
     }
 }
 
@@ -279,15 +265,14 @@ static void compact_large(k_ctx *k)
      * transposed planes to its given fast path, so each is also compacted
      * by your gather_cpu alone: nd_compact_version 1 */
     for (int version = 0; version <= 1; version++) {
-        k_call c = k_new(k, K_COMPACT);
+        k_call c = k_on_view(k, K_COMPACT, 1 << 20, 2, (int64_t[]){ 1024, 1024 },
+                             (int64_t[]){ 1, 1024 }, 0);
         c.code = version;
-        check_compact(k, &c, k_strided(k, &c, 1 << 20, 2, (int64_t[]){ 1024, 1024 },
-                                       (int64_t[]){ 1, 1024 }, 0, K_DISTINCT), COMPACT_HINT);
-        c = k_new(k, K_COMPACT);
+        k_check(k, &c, COMPACT_HINT);
+        c = k_on_view(k, K_COMPACT, 1 << 20, 3, (int64_t[]){ 128, 64, 128 },
+                      (int64_t[]){ 1, -16384, 128 }, 63 * 16384);
         c.code = version;
-        check_compact(k, &c, k_strided(k, &c, 1 << 20, 3, (int64_t[]){ 128, 64, 128 },
-                                       (int64_t[]){ 1, -16384, 128 }, 63 * 16384, K_DISTINCT),
-                      COMPACT_HINT);
+        k_check(k, &c, COMPACT_HINT);
     }
 }
 
@@ -308,20 +293,18 @@ static void compact_transpose_edges(k_ctx *k)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int64_t r = cases[i].rows, n = cases[i].cols, b = cases[i].batch;
         for (int version = 0; version <= 4; version++) {
-            k_call c = k_new(k, K_COMPACT);
+            k_call c = k_on_view(k, K_COMPACT, b * r * n, 3, (int64_t[]){ b, n, r },
+                                 (int64_t[]){ r * n, cases[i].reverse ? -1 : 1, n },
+                                 cases[i].reverse ? n - 1 : 0);
             c.code = version;
-            check_compact(k, &c, k_strided(k, &c, b * r * n, 3, (int64_t[]){ b, n, r },
-                                           (int64_t[]){ r * n, cases[i].reverse ? -1 : 1, n },
-                                           cases[i].reverse ? n - 1 : 0, K_DISTINCT),
-                          "the edges of a blocked copy: the last partial blocks of each axis");
+            k_check(k, &c, "the edges of a blocked copy: the last partial blocks of each axis");
         }
     }
 }
 
 static void compact_errors(k_ctx *k)
 {
-    k_call c = k_new(k, K_COMPACT);
-    k_arg(&c, k_compact(k, &c, 2, (int64_t[]){ 3, 4 }, K_DISTINCT));
+    k_call c = k_on_array(k, K_COMPACT, 2, (int64_t[]){ 3, 4 });
     k_check_bad_arrays(k, &c);
     c = k_new(k, K_COMPACT);   /* and with out == a */
     k_arg(&c, k_view(k, &c, 3, (int64_t[]){ 3, 1, 4 }, K_ANY, K_DISTINCT));
@@ -353,16 +336,13 @@ static void setitem_broadcast(k_ctx *k)
           { 3, 1 } },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        k_call c = k_new(k, K_SETITEM);
-        k_arg(&c, k_strided(k, &c, 12, cases[i].dst_ndim, cases[i].dst_shape,
-                            cases[i].dst_strides, cases[i].dst_strides[0] < 0 ? 11 : 0,
-                            K_DISTINCT));
+        k_call c = k_on_view(k, K_SETITEM, 12, cases[i].dst_ndim, cases[i].dst_shape,
+                             cases[i].dst_strides, cases[i].dst_strides[0] < 0 ? 11 : 0);
         k_arg(&c, k_compact(k, &c, cases[i].src_ndim, cases[i].src_shape, K_NEGATIVE));
         k_check(k, &c, cases[i].what);
     }
     /* a broadcast src made by stride 0 */
-    k_call c = k_new(k, K_SETITEM);
-    k_arg(&c, k_compact(k, &c, 2, (int64_t[]){ 3, 4 }, K_DISTINCT));
+    k_call c = k_on_array(k, K_SETITEM, 2, (int64_t[]){ 3, 4 });
     k_arg(&c, k_strided(k, &c, 4, 2, (int64_t[]){ 3, 4 }, (int64_t[]){ 0, 1 }, 0, K_NEGATIVE));
     k_check(k, &c, SETITEM_HINT);
 }
@@ -451,12 +431,10 @@ static void setitem_disjoint_same_buffer(k_ctx *k)
 
 static void setitem_errors(k_ctx *k)
 {
-    k_call c = k_new(k, K_SETITEM);
-    k_arg(&c, k_compact(k, &c, 2, (int64_t[]){ 3, 4 }, K_DISTINCT));
+    k_call c = k_on_array(k, K_SETITEM, 2, (int64_t[]){ 3, 4 });
     k_arg(&c, k_compact(k, &c, 1, (int64_t[]){ 4 }, K_NEGATIVE));
     k_check_bad_arrays(k, &c);
-    c = k_new(k, K_SETITEM_SCALAR);
-    k_arg(&c, k_compact(k, &c, 2, (int64_t[]){ 3, 4 }, K_DISTINCT));
+    c = k_on_array(k, K_SETITEM_SCALAR, 2, (int64_t[]){ 3, 4 });
     k_check_bad_arrays(k, &c);
     /* every pair of shapes of up to 3 axes, sizes 0..2: NumPy's rule */
     int64_t shapes[40][3];
@@ -468,15 +446,13 @@ static void setitem_errors(k_ctx *k)
                 shapes[m][d] = x % 3;
         }
     for (int i = 0; i < m * m; i++) {
-        c = k_new(k, K_SETITEM);
-        k_arg(&c, k_compact(k, &c, nds[i / m], shapes[i / m], K_DISTINCT));
+        c = k_on_array(k, K_SETITEM, nds[i / m], shapes[i / m]);
         k_arg(&c, k_compact(k, &c, nds[i % m], shapes[i % m], K_NEGATIVE));
         k_check(k, &c, "src fits dst when, aligned at the right, each size is dst's or 1 "
                 "(extra leading 1s of src dropped); check before writing anything");
     }
     if (k_dev(k) == ND_CUDA) {   /* src on the other device */
-        c = k_new(k, K_SETITEM);
-        k_arg(&c, k_compact(k, &c, 2, (int64_t[]){ 3, 4 }, K_DISTINCT));
+        c = k_on_array(k, K_SETITEM, 2, (int64_t[]){ 3, 4 });
         k_arg(&c, k_compact(k, &c, 1, (int64_t[]){ 4 }, K_NEGATIVE));
         c.bufs[1].on = ND_CPU + 1;
         k_expect(k, &c, ND_ERR_DEVICE, NULL);

@@ -3,13 +3,10 @@
  * nd_scalar, nd_scalar_into, nd_unary and nd_unary_into, in the order the
  * lesson text introduces what they need.
  *
- * Each test makes calls over the kit (tests/kit/kit.h): the kit builds the
- * inputs (views made with nd_as_strided, never with lesson 1's functions),
- * its reference says what each call must do (NumPy's broadcasting, the
- * arithmetic in double rounded once to float: + - * / exactly, pow, exp,
- * log and tanh within 4 ulp, infinities, NaN and signed zeros exactly), and
- * its comparison writes the message, with the inputs at the first wrong
- * element.  For the _into calls every buffer is compared afterwards: dst's
+ * Calls over the kit (tests/kit/kit.h), whose reference follows NumPy's
+ * broadcasting and the arithmetic in double rounded once to float (+ - * /
+ * exactly, pow, exp, log and tanh within 4 ulp, infinities, NaN and signed
+ * zeros exactly).  After an _into call every buffer is compared: dst's
  * elements, and nothing else written.
  */
 #include "kit.h"
@@ -77,9 +74,8 @@ static void binary_broadcast_cases(k_ctx *k)
         { "(0,) pow a scalar: empty", ND_POW, 1, 0, { 0 }, { 0 } },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        k_call c = k_new(k, K_BINARY);
+        k_call c = k_on_array(k, K_BINARY, cases[i].na, cases[i].sa);
         c.code = cases[i].op;
-        k_arg(&c, k_compact(k, &c, cases[i].na, cases[i].sa, K_DISTINCT));
         k_arg(&c, k_compact(k, &c, cases[i].nb, cases[i].sb, K_DISTINCT));
         char hint[400];
         snprintf(hint, sizeof hint, "%s; %s", cases[i].what, EWISE_HINT);
@@ -145,8 +141,7 @@ static void binary_ieee(k_ctx *k)
             k_arg(&c, k_at(k_buffer_of(k, &c, NGRID + 2, vb), 1, (int64_t[]){ NGRID },
                            (int64_t[]){ -1 }, NGRID));
         } else {
-            k_arg(&c, k_at(k_buffer_of(k, &c, NGRID, GRID), 1, (int64_t[]){ NGRID },
-                           (int64_t[]){ 1 }, 0));
+            k_arg(&c, k_given(k, &c, 1, (int64_t[]){ NGRID }, GRID));
         }
         if (form == 1)
             k_arg(&c, k_strided(k, &c, NGRID * NGRID + 5, 2, (int64_t[]){ NGRID, NGRID },
@@ -358,11 +353,10 @@ static void ewise_large(k_ctx *k)
 
 /* Results too large: a and b views of one float (stride 0) whose broadcast
  * has 2^e elements over 6..8 axes of up to 2^16 each, e in 55..58 (no
- * machine allocates 2^57 bytes or more: ND_ERR_NOMEM; the kit's executor
- * sets allocator_may_return_null=1 for AddressSanitizer, so malloc returns
- * NULL in both builds) or, for a OP b, 59..84 (no valid shape: ND_ERR_ARG;
- * a and b each valid), for every kind of call that makes a new array.  The
- * error names the operation, not the framework's nd_empty. */
+ * machine allocates 2^57 bytes or more: ND_ERR_NOMEM, under ASan too, whose
+ * allocator the kit lets return NULL) or, for a OP b, 59..84 (no valid
+ * shape: ND_ERR_ARG; a and b each valid).  The error names the operation,
+ * not the framework's nd_empty. */
 static void extreme_ewise_result_errors(k_ctx *k)
 {
     static const int64_t zeros[ND_MAX_DIMS] = { 0 }, two = 2;

@@ -1,24 +1,16 @@
 /*
  * h01_views.c -- hidden tests of lesson 1: the public tests of
  * tests/test_01_views.c run again under other names (so other seeds), with
- * many more random cases (K_AGAIN: thousands of random views of up to 8
- * axes, views of views), and what no public test has: every slice bound
- * and step from a set of 20 and 13 on short axes, and arrays with no
- * elements and wild strides through every view function.
+ * up to 33 times their random cases (K_AGAIN); and what no public test
+ * has: every slice bound and step from a set of 20 and 13 on short axes,
+ * and arrays with no elements and wild strides through every view function.
  */
 #include "kit.h"
 
-#define RESHAPE_ERR_HINT "only axes longer than 1 decide compactness; check -1s, negative " \
-    "sizes and counts before anything else, and leave *out (even when it is a) as it was"
-#define AXES_HINT "normalise each axis (add ndim if negative), then reject one outside " \
-    "0..ndim-1 or named twice with ND_ERR_AXIS, before writing *out"
 #define PYTHON_HINT "follow Python's slice.indices(): a negative bound adds the size, then " \
     "clips to 0 (-1 for a negative step); a bound >= size clips to size (size-1 for a " \
     "negative step); a negative step's default start is the LAST position; count = " \
     "(stop-start-1)/step+1 without overflow for steps near INT64_MAX"
-#define SLICE_ERR_HINT "check every entry (kind, step != 0, integer in -size..size-1) " \
-    "before writing *out; n may be smaller than ndim, never larger; on an error *out " \
-    "(even a itself) stays as it was"
 
 static void slice_python_exhaustive(k_ctx *k)
 {
@@ -62,15 +54,20 @@ static const k_test tests[] = {
     K_AGAIN(is_compact_property, public_01, is_compact_random, 33, K_CPU, 3, NULL),
     K_AGAIN(offset_of_every_index, public_01, offset_of_random, 10, K_CPU, 2, NULL),
     K_AGAIN(reshape_round_trip, public_01, reshape_random, 13, K_CPU, 5, NULL),
-    K_AGAIN(reshape_layout_and_errors, public_01, reshape_errors, 1, K_CPU, 3,
-            RESHAPE_ERR_HINT),
+    K_AGAIN(reshape_layout_and_errors, public_01, reshape_errors, 1, K_CPU, 3, "only axes "
+            "longer than 1 decide compactness; check -1s, negative sizes and counts before "
+            "anything else, and leave *out (even when it is a) as it was"),
     K_AGAIN(permute_inverse_identity, public_01, permute_random, 17, K_CPU, 3, NULL),
-    K_AGAIN(permute_axes_validation, public_01, permute_errors, 1, K_CPU, 2, AXES_HINT),
+    K_AGAIN(permute_axes_validation, public_01, permute_errors, 1, K_CPU, 2, "normalise each "
+            "axis (add ndim if negative), then reject one outside 0..ndim-1 or named twice "
+            "with ND_ERR_AXIS, before writing *out"),
     K_AGAIN(broadcast_of_broadcast, public_01, broadcast_random, 13, K_CPU, 3, NULL),
     K_AGAIN(broadcast_rules_exhaustive, public_01, broadcast_errors, 1, K_CPU, 2, NULL),
     K_TEST(slice_python_exhaustive, K_CPU, 5, PYTHON_HINT),
     K_AGAIN(slice_of_slice_combined, public_01, slice_random, 17, K_CPU, 5, NULL),
-    K_AGAIN(slice_errors_deep, public_01, slice_errors, 1, K_CPU, 2, SLICE_ERR_HINT),
+    K_AGAIN(slice_errors_deep, public_01, slice_errors, 1, K_CPU, 2, "check every entry (kind, "
+            "step != 0, integer in -size..size-1) before writing *out; n may be smaller than "
+            "ndim, never larger; on an error *out (even a itself) stays as it was"),
     K_AGAIN(diagonal_random_views, public_01, diagonal_random, 17, K_CPU, 3, NULL),
     K_AGAIN(diagonal_axis_pairs, public_01, diagonal_errors, 1, K_CPU, 2, NULL),
     K_AGAIN(views_chain_random, public_01, views_chain_random, 7, K_CPU, 6, NULL),

@@ -1,19 +1,9 @@
 /*
- * h03_ewise.c -- hidden tests of lesson 3: nd_binary, nd_binary_into,
- * nd_scalar, nd_scalar_into, nd_unary and nd_unary_into, over the kit
- * (tests/kit/kit.h) with other seeds and more cases than the public tests.
- * Most are public tests of tests/test_03_ewise.c run again (K_AGAIN) under
- * their own names, so with other seeds and 1-4 times their random calls:
- * random calls on 0..8 axes and long rows, into strided dsts, with out or
- * dst an input; every pair of 41 special values for every op; dense sweeps
- * of exp, log and tanh; rows of 27 lengths around the block sizes; random
- * dst shapes; 2^22 elements; results too large; every refusal.  Their own:
- * EVERY ordered pair of the 85 shapes of up to 3 axes with sizes 0..3,
- * through nd_binary and into a dst.
- *
- * The kit compares as nd.h says (+ - * / neg abs eq ge bit for bit, maximum
- * exactly, pow exp log tanh within 4 ulp; NaN, infinities and the sign of a
- * zero exactly), and every buffer of every call afterwards.
+ * h03_ewise.c -- hidden tests of lesson 3: the public tests of
+ * tests/test_03_ewise.c run again (K_AGAIN) under their own names, so with
+ * other seeds and 1-4 times their random calls; and their own: EVERY
+ * ordered pair of the 85 shapes of up to 3 axes with sizes 0..3, through
+ * nd_binary and into a dst.
  */
 #include "kit.h"
 
