@@ -14,7 +14,6 @@
 #include <float.h>
 #include <limits.h>
 #include <math.h>
-#include <string.h>
 
 #define SUM_HINT "output element i folds every element whose index, with the reduced " \
     "axes left out, is i; read a through its offset and strides (negative or 0 too), and " \
@@ -388,12 +387,12 @@ static void reduce_large_exact(k_ctx *k)
 /* ---------------------------------------------------------------------- */
 
 /* nd_reduce(op, a, naxes, axes, keepdims) on a view of a over a buffer of
- * `size` floats with this layout. */
-static void reduce_on(k_ctx *k, int64_t size, int ndim, const int64_t *shape,
-                      const int64_t *strides, int op, int naxes, const int64_t *axes,
-                      bool keepdims, nd_status want, const char *hint)
+ * 4 floats with this layout. */
+static void reduce_on(k_ctx *k, int ndim, const int64_t *shape, const int64_t *strides, int op,
+                      int naxes, const int64_t *axes, bool keepdims, nd_status want,
+                      const char *hint)
 {
-    k_call c = k_on_view(k, K_REDUCE, size, ndim, shape, strides, 0);
+    k_call c = k_on_view(k, K_REDUCE, 4, ndim, shape, strides, 0);
     k_reduce_of(&c, op, naxes, axes, keepdims);
     k_expect(k, &c, want, hint);
 }
@@ -405,7 +404,7 @@ static void reduce_on(k_ctx *k, int64_t size, int ndim, const int64_t *shape,
 static void extreme_reduce_empty(k_ctx *k)
 {
     static const int64_t four = 4, one = 1, ax0[1] = { 0 };
-    reduce_on(k, 4, 1, &four, &one, ND_SUM, 1, ax0, false, ND_OK, SUM_HINT);
+    reduce_on(k, 1, &four, &one, ND_SUM, 1, ax0, false, ND_OK, SUM_HINT);
     for (int i = 0; i < k_count(k, 100); i++) {
         k_call c = k_new(k, K_REDUCE);
         int nd = (int)k_int(k, 1, 6);
@@ -436,9 +435,9 @@ static void extreme_reduce_out_of_memory(k_ctx *k)
     static const int64_t four = 4, one = 1, most[2] = { K_P2(29), K_P2(29) }, zero[2] = { 0 };
     static const char *const hint = "report a failed allocation in the operation's own name, "
         "not nd_empty's";
-    reduce_on(k, 4, 1, &four, &one, ND_SUM, 0, NULL, false, ND_OK, SUM_HINT);
-    reduce_on(k, 4, 2, most, zero, ND_SUM, 0, NULL, false, ND_ERR_NOMEM, hint);
-    reduce_on(k, 4, 2, most, zero, ND_MAX, 0, NULL, true, ND_ERR_NOMEM, hint);
+    reduce_on(k, 1, &four, &one, ND_SUM, 0, NULL, false, ND_OK, SUM_HINT);
+    reduce_on(k, 2, most, zero, ND_SUM, 0, NULL, false, ND_ERR_NOMEM, hint);
+    reduce_on(k, 2, most, zero, ND_MAX, 0, NULL, true, ND_ERR_NOMEM, hint);
 }
 
 static const k_test tests[] = {

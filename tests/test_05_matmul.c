@@ -12,8 +12,6 @@
  */
 #include "kit.h"
 
-#include <string.h>
-
 #define NAIVE_HINT "c[..., i, j] = sum over p of a[..., i, p] * b[..., p, j], reading a " \
     "and b through their own offsets and signed strides; for_each_matrix takes each " \
     "input's matrix at its own batch position (matrix_at)"
