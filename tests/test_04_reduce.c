@@ -170,9 +170,8 @@ static void reduce_empty(k_ctx *k)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         for (int op = ND_SUM; op <= ND_MAX; op++) {
-            k_call c = k_new(k, K_REDUCE);
-            k_arg(&c, k_strided(k, &c, 12, cases[i].ndim, cases[i].shape,
-                                (int64_t[]){ 4, 1, 1 }, 12, K_DISTINCT));
+            k_call c = k_on_view(k, K_REDUCE, 12, cases[i].ndim, cases[i].shape,
+                                 (int64_t[]){ 4, 1, 1 }, 12);
             c.out = (i + op) % 3 == 0 ? 0 : K_OUT_NEW;   /* a refused max leaves a as it was */
             reduce(k, &c, op, cases[i].naxes, cases[i].naxes > 0 ? cases[i].axes : NULL,
                    cases[i].keep, "the sum of no elements is 0; the max of none is undefined: "
@@ -183,8 +182,7 @@ static void reduce_empty(k_ctx *k)
 static void reduce_errors(k_ctx *k)
 {
     int64_t shape[3] = { 2, 3, 4 };
-    k_call c = k_new(k, K_REDUCE);
-    k_arg(&c, k_compact(k, &c, 3, shape, K_DISTINCT));
+    k_call c = k_on_array(k, K_REDUCE, 3, shape);
     reduce(k, &c, ND_SUM, 2, (int64_t[]){ 0, -1 }, true, SUM_HINT);
     static const struct { int ndim, naxes; int64_t axes[4]; nd_status want; } bad[] = {
         { 3, 1, { 3 }, ND_ERR_AXIS },        { 3, 1, { -4 }, ND_ERR_AXIS },
@@ -197,22 +195,19 @@ static void reduce_errors(k_ctx *k)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         for (int op = ND_SUM; op <= ND_MAX; op++) {
-            c = k_new(k, K_REDUCE);
-            k_arg(&c, k_compact(k, &c, bad[i].ndim, shape, K_DISTINCT));
+            c = k_on_array(k, K_REDUCE, bad[i].ndim, shape);
             k_reduce_of(&c, op, bad[i].naxes, bad[i].axes, false);
             c.out = i % 3 == 2 ? 0 : K_OUT_NEW;   /* a failed call with out == a changes a not */
             k_expect(k, &c, bad[i].want, NULL);
         }
     for (int i = 0; i < 5; i++) {   /* axes NULL with naxes 1; unknown ops */
-        c = k_new(k, K_REDUCE);
-        k_arg(&c, k_compact(k, &c, 3, shape, K_DISTINCT));
+        c = k_on_array(k, K_REDUCE, 3, shape);
         k_reduce_of(&c, (int[]){ ND_SUM, 2, -1, INT_MAX, INT_MIN }[i], 1,
                     i == 0 ? NULL : (int64_t[]){ 0 }, false);
         c.out = i % 2 ? 0 : K_OUT_NEW;
         k_expect(k, &c, ND_ERR_ARG, NULL);
     }
-    c = k_new(k, K_REDUCE);
-    k_arg(&c, k_compact(k, &c, 3, shape, K_DISTINCT));
+    c = k_on_array(k, K_REDUCE, 3, shape);
     k_reduce_of(&c, ND_SUM, 1, (int64_t[]){ 1 }, false);
     k_check_bad_arrays(k, &c);
 }

@@ -92,9 +92,8 @@ static void matmul_special_views(k_ctx *k)
         for (size_t i = 0; i < sizeof views / sizeof views[0]; i++)
             for (int as_b = 0; as_b < 2; as_b++) {
                 int nd = views[i].ndim;
-                int64_t other[2] = { as_b ? 3 : views[i].shape[nd - 1], 5 };
-                if (as_b)
-                    other[1] = views[i].shape[nd - 2];
+                int64_t other[2] = { as_b ? 3 : views[i].shape[nd - 1],
+                                     as_b ? views[i].shape[nd - 2] : 5 };
                 k_call c = k_new(k, both[f]);
                 k_arr v = k_strided(k, &c, 12, nd, views[i].shape, views[i].strides,
                                     views[i].offset, K_RANDOM);
@@ -167,9 +166,9 @@ static void matmul_depth_edges(k_ctx *k)
                                      65, 127, 128, 129, 191, 192, 193, 255, 256, 257, 383, 384,
                                      385, 511, 512, 513, 767, 768, 769, 1023, 1024, 1025 };
     for (int i = 0; i < k_count(k, 12); i++)
-        edge(k, EDGES[k_int(k, 0, 26)], depth[i * 7 % 39], EDGES[k_int(k, 0, 29)], "cut k into slices of "
-             "KC, the last one shorter (kc = min(KC, k - pc)); each slice ADDS to c, which "
-             "starts at 0; k == 0 leaves zeros");
+        edge(k, EDGES[k_int(k, 0, 26)], depth[i * 7 % 39], EDGES[k_int(k, 0, 29)], "cut k into "
+             "slices of KC, the last one shorter (kc = min(KC, k - pc)); each slice ADDS to c, "
+             "which starts at 0; k == 0 leaves zeros");
 }
 
 static void matmul_large(k_ctx *k)
@@ -277,7 +276,7 @@ static void matmul_errors(k_ctx *k)
         { 3, 3, { 2, 3, 4 }, { 2, 5, 6 }, ND_ERR_SHAPE },
         { 3, 2, { 5, 2, 3 }, { 4, 3 }, ND_ERR_SHAPE },
         { 2, 2, { 3, 0 }, { 4, 5 }, ND_ERR_SHAPE },       /* 0 against 4 */
-        { 2, 2, { 3, 4 }, { 0, 5 }, ND_ERR_SHAPE },       { 2, 2, { 0, 3 }, { 4, 0 }, ND_ERR_SHAPE },
+        { 2, 2, { 3, 4 }, { 0, 5 }, ND_ERR_SHAPE },     { 2, 2, { 0, 3 }, { 4, 0 }, ND_ERR_SHAPE },
         { 3, 3, { 0, 3, 4 }, { 2, 4, 5 }, ND_ERR_SHAPE },
         { 4, 3, { 2, 2, 3, 4 }, { 3, 4, 5 }, ND_ERR_SHAPE },
         { 4, 4, { 2, 1, 3, 4 }, { 3, 1, 4, 5 }, ND_ERR_SHAPE },
@@ -297,7 +296,7 @@ static void matmul_errors(k_ctx *k)
             c.out = i % 2 ? 0 : K_OUT_NEW;
             k_expect(k, &c, bad[i / 2].want, NULL);
         }
-        for (int i = 0; i < k_count(k, 10); i++) {   /* random: the inner sizes differ, or a batch axis */
+        for (int i = 0; i < k_count(k, 10); i++) {   /* the inner sizes differ, or a batch axis */
             int nda, ndb;
             int64_t sa[ND_MAX_DIMS], sb[ND_MAX_DIMS];
             k_matmul_shapes(k, 130, 20000, &nda, sa, &ndb, sb);

@@ -88,8 +88,7 @@ static void reduce_broadcast_views(k_ctx *k)
         int nd = k_shape(k, 1 + i % ND_MAX_DIMS, 1, i % 4 == 3 ? 300 : 7, 1 << 15, shape);
         int naxes = k_axes(k, nd, axes);
         for (int op = ND_SUM; op <= ND_MAX; op++) {
-            k_call c = k_new(k, K_REDUCE);
-            k_arg(&c, k_strided(k, &c, 3, nd, shape, zeros, 1, K_DISTINCT));
+            k_call c = k_on_view(k, K_REDUCE, 3, nd, shape, zeros, 1);
             c.bufs[0].v[1] = -1.25f;
             reduce(k, &c, op, naxes, axes, i % 2);
         }

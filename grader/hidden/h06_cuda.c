@@ -52,9 +52,8 @@ static void compact_stores_coalesce(k_ctx *k)
           "take %g sectors per request where %g would do: a warp must write 32 neighbouring "
           "elements of dst" },
     };
-    k_call c = k_new(k, K_COMPACT);
-    k_arg(&c, k_strided(k, &c, 79 * 194 + 96, 2, (int64_t[]){ 96, 80 }, (int64_t[]){ 1, 194 },
-                        0, K_DISTINCT));
+    k_call c = k_on_view(k, K_COMPACT, 79 * 194 + 96, 2, (int64_t[]){ 96, 80 },
+                         (int64_t[]){ 1, 194 }, 0);
     k_check_perf(k, &c, rules, 1, NULL);
 }
 
