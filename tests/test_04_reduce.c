@@ -271,19 +271,20 @@ static void reduce_max_random(k_ctx *k)
 }
 
 /* The max of a run of n elements (step `step`, in a buffer that holds 5
- * outside the run) set by kind: negative with the largest, -1.5, at
- * position at; all -inf; -inf with one -FLT_MAX at `at`. */
+ * outside the run) set by kind: 0 negative with the largest, -1.5, at
+ * position at; 1 all -inf; 2 -inf with one -FLT_MAX at `at`; 3 negative
+ * with a NaN at `at`. */
 static void run_max(k_ctx *k, int64_t n, int64_t step, int kind, int64_t at)
 {
+    static const float marks[] = { -1.5f, -INFINITY, -FLT_MAX, NAN };
     int64_t size = 3 * n + 4, off = step > 0 ? 2 : 2 + (n - 1) * -step;
     k_call c = k_new(k, K_REDUCE);
     k_arg(&c, k_strided(k, &c, size, 1, &n, &step, off, K_POISON));
     float *v = c.bufs[0].v;
     for (int64_t i = 0; i < size; i++)
-        v[i] = kind ? -INFINITY : -(float)k_int(k, 2, 50) - 0.5f;
+        v[i] = kind == 1 || kind == 2 ? -INFINITY : -(float)k_int(k, 2, 50) - 0.5f;
     v[0] = v[size - 1] = 5;   /* outside the view */
-    if (kind != 1)
-        v[off + at * step] = kind ? -FLT_MAX : -1.5f;
+    v[off + at * step] = marks[kind];
     reduce(k, &c, ND_MAX, at % 2 ? ND_ALL_AXES : 1, (int64_t[]){ 0 }, false, MAX_HINT);
 }
 
@@ -302,17 +303,9 @@ static void reduce_max_special_values(k_ctx *k)
     }
     /* NaN first, in the middle or last */
     static const int64_t lengths[] = { 1, 2, 5, 16, 17, 40, 255, 300 };
-    float v[300];
     for (int i = 0; i < 8; i++)
-        for (int w = 0; w < 3; w++) {
-            int64_t n = lengths[i];
-            for (int64_t j = 0; j < n; j++)
-                v[j] = (float)(j % 7);
-            v[w == 0 ? 0 : w == 1 ? n / 2 : n - 1] = NAN;
-            k_call c = k_new(k, K_REDUCE);
-            k_arg(&c, k_given(k, &c, 1, &n, v));
-            reduce(k, &c, ND_MAX, 1, (int64_t[]){ 0 }, false, MAX_HINT);
-        }
+        for (int w = 0; w < 3; w++)
+            run_max(k, lengths[i], 1, 3, w == 0 ? 0 : w == 1 ? lengths[i] / 2 : lengths[i] - 1);
     static const struct { int64_t n; float v[4]; } cases[] = {
         { 2, { -INFINITY, -INFINITY } }, { 3, { -INFINITY, -5, -INFINITY } },
         { 3, { 1, INFINITY, 2 } },       { 3, { -3, -2.5f, -7 } },

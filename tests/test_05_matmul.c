@@ -334,29 +334,27 @@ static void matmul_errors(k_ctx *k)
  * without them. */
 static void extreme_matmul_shapes(k_ctx *k)
 {
-    static const int64_t two[2] = { 2, 2 }, zeros[3] = { 0 }, sa[3] = { 0, K_P2(40), 1 },
-                         sb[2] = { 1, K_P2(40) }, ta[3] = { 1, K_P2(30), K_P2(28) },
-                         tb[3] = { K_P2(10), K_P2(28), 1 }, s320[3] = { 3, 2, 0 },
-                         wild[3] = { INT64_MAX, INT64_MIN, 1 }, s304[3] = { 3, 0, 4 };
+    static const int64_t zeros[3] = { 0 };
     static const char *const hint = "check the shapes of the result and of a and b broadcast "
         "to the batch (nd_check_shape) before anything is made";
     for (int naive = 0; naive < 2; naive++) {
         k_op op = naive ? K_MATMUL_NAIVE : K_MATMUL;
-        k_call c = k_on_array(k, op, 2, two);
+        k_call c = k_on_array(k, op, 2, (int64_t[]){ 2, 2 });
         k_arg(&c, c.args[0]);
         k_expect(k, &c, ND_OK, naive ? NAIVE_HINT : TILED_HINT);
         /* (0,2^40,1) @ (1,2^40): the result (0,2^40,2^40) has too many elements */
-        c = k_on_view(k, op, 1, 3, sa, zeros, 0);
-        k_arg(&c, k_at(0, 2, sb, zeros, 0));
+        c = k_on_view(k, op, 1, 3, (int64_t[]){ 0, K_P2(40), 1 }, zeros, 0);
+        k_arg(&c, k_at(0, 2, (int64_t[]){ 1, K_P2(40) }, zeros, 0));
         k_expect(k, &c, ND_ERR_ARG, hint);
         /* (1,2^30,2^28) @ (2^10,2^28,1): c is (2^10,2^30,1), but a broadcast
          * to the batch would be (2^10,2^30,2^28) */
-        c = k_on_view(k, op, 1, 3, ta, zeros, 0);
-        k_arg(&c, k_at(0, 3, tb, zeros, 0));
+        c = k_on_view(k, op, 1, 3, (int64_t[]){ 1, K_P2(30), K_P2(28) }, zeros, 0);
+        k_arg(&c, k_at(0, 3, (int64_t[]){ K_P2(10), K_P2(28), 1 }, zeros, 0));
         k_expect(k, &c, ND_ERR_ARG, hint);
-        /* k == 0: a (3,2,0) with strides (INT64_MAX,INT64_MIN,1) */
-        c = k_on_view(k, op, 1, 3, s320, wild, 1);
-        k_arg(&c, k_compact(k, &c, 3, s304, K_DISTINCT));
+        /* k == 0: a (3,2,0) with strides (INT64_MAX,INT64_MIN,1) times a (3,0,4) */
+        c = k_on_view(k, op, 1, 3, (int64_t[]){ 3, 2, 0 },
+                      (int64_t[]){ INT64_MAX, INT64_MIN, 1 }, 1);
+        k_arg(&c, k_compact(k, &c, 3, (int64_t[]){ 3, 0, 4 }, K_DISTINCT));
         k_expect(k, &c, ND_OK, "a sum over k = 0 terms is 0, and a's strides are never read");
     }
     for (int i = 0; i < k_count(k, 6); i++) {   /* random k == 0 products, any strides */
