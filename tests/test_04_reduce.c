@@ -14,7 +14,6 @@
 #include <float.h>
 #include <limits.h>
 #include <math.h>
-#include <string.h>
 
 #define SUM_HINT "output element i folds every element whose index, with the reduced " \
     "axes left out, is i; read a through its offset and strides (negative or 0 too), and " \
@@ -171,9 +170,8 @@ static void reduce_empty(k_ctx *k)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         for (int op = ND_SUM; op <= ND_MAX; op++) {
-            k_call c = k_new(k, K_REDUCE);
-            k_arg(&c, k_strided(k, &c, 12, cases[i].ndim, cases[i].shape,
-                                (int64_t[]){ 4, 1, 1 }, 12, K_DISTINCT));
+            k_call c = k_on_view(k, K_REDUCE, 12, cases[i].ndim, cases[i].shape,
+                                 (int64_t[]){ 4, 1, 1 }, 12);
             c.out = (i + op) % 3 == 0 ? 0 : K_OUT_NEW;   /* a refused max leaves a as it was */
             reduce(k, &c, op, cases[i].naxes, cases[i].naxes > 0 ? cases[i].axes : NULL,
                    cases[i].keep, "the sum of no elements is 0; the max of none is undefined: "
@@ -184,8 +182,7 @@ static void reduce_empty(k_ctx *k)
 static void reduce_errors(k_ctx *k)
 {
     int64_t shape[3] = { 2, 3, 4 };
-    k_call c = k_new(k, K_REDUCE);
-    k_arg(&c, k_compact(k, &c, 3, shape, K_DISTINCT));
+    k_call c = k_on_array(k, K_REDUCE, 3, shape);
     reduce(k, &c, ND_SUM, 2, (int64_t[]){ 0, -1 }, true, SUM_HINT);
     static const struct { int ndim, naxes; int64_t axes[4]; nd_status want; } bad[] = {
         { 3, 1, { 3 }, ND_ERR_AXIS },        { 3, 1, { -4 }, ND_ERR_AXIS },
@@ -198,22 +195,19 @@ static void reduce_errors(k_ctx *k)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         for (int op = ND_SUM; op <= ND_MAX; op++) {
-            c = k_new(k, K_REDUCE);
-            k_arg(&c, k_compact(k, &c, bad[i].ndim, shape, K_DISTINCT));
+            c = k_on_array(k, K_REDUCE, bad[i].ndim, shape);
             k_reduce_of(&c, op, bad[i].naxes, bad[i].axes, false);
             c.out = i % 3 == 2 ? 0 : K_OUT_NEW;   /* a failed call with out == a changes a not */
             k_expect(k, &c, bad[i].want, NULL);
         }
     for (int i = 0; i < 5; i++) {   /* axes NULL with naxes 1; unknown ops */
-        c = k_new(k, K_REDUCE);
-        k_arg(&c, k_compact(k, &c, 3, shape, K_DISTINCT));
+        c = k_on_array(k, K_REDUCE, 3, shape);
         k_reduce_of(&c, (int[]){ ND_SUM, 2, -1, INT_MAX, INT_MIN }[i], 1,
                     i == 0 ? NULL : (int64_t[]){ 0 }, false);
         c.out = i % 2 ? 0 : K_OUT_NEW;
         k_expect(k, &c, ND_ERR_ARG, NULL);
     }
-    c = k_new(k, K_REDUCE);
-    k_arg(&c, k_compact(k, &c, 3, shape, K_DISTINCT));
+    c = k_on_array(k, K_REDUCE, 3, shape);
     k_reduce_of(&c, ND_SUM, 1, (int64_t[]){ 1 }, false);
     k_check_bad_arrays(k, &c);
 }
@@ -277,19 +271,20 @@ static void reduce_max_random(k_ctx *k)
 }
 
 /* The max of a run of n elements (step `step`, in a buffer that holds 5
- * outside the run) set by kind: negative with the largest, -1.5, at
- * position at; all -inf; -inf with one -FLT_MAX at `at`. */
+ * outside the run) set by kind: 0 negative with the largest, -1.5, at
+ * position at; 1 all -inf; 2 -inf with one -FLT_MAX at `at`; 3 negative
+ * with a NaN at `at`. */
 static void run_max(k_ctx *k, int64_t n, int64_t step, int kind, int64_t at)
 {
+    static const float marks[] = { -1.5f, -INFINITY, -FLT_MAX, NAN };
     int64_t size = 3 * n + 4, off = step > 0 ? 2 : 2 + (n - 1) * -step;
     k_call c = k_new(k, K_REDUCE);
     k_arg(&c, k_strided(k, &c, size, 1, &n, &step, off, K_POISON));
     float *v = c.bufs[0].v;
     for (int64_t i = 0; i < size; i++)
-        v[i] = kind ? -INFINITY : -(float)k_int(k, 2, 50) - 0.5f;
+        v[i] = kind == 1 || kind == 2 ? -INFINITY : -(float)k_int(k, 2, 50) - 0.5f;
     v[0] = v[size - 1] = 5;   /* outside the view */
-    if (kind != 1)
-        v[off + at * step] = kind ? -FLT_MAX : -1.5f;
+    v[off + at * step] = marks[kind];
     reduce(k, &c, ND_MAX, at % 2 ? ND_ALL_AXES : 1, (int64_t[]){ 0 }, false, MAX_HINT);
 }
 
@@ -308,17 +303,9 @@ static void reduce_max_special_values(k_ctx *k)
     }
     /* NaN first, in the middle or last */
     static const int64_t lengths[] = { 1, 2, 5, 16, 17, 40, 255, 300 };
-    float v[300];
     for (int i = 0; i < 8; i++)
-        for (int w = 0; w < 3; w++) {
-            int64_t n = lengths[i];
-            for (int64_t j = 0; j < n; j++)
-                v[j] = (float)(j % 7);
-            v[w == 0 ? 0 : w == 1 ? n / 2 : n - 1] = NAN;
-            k_call c = k_new(k, K_REDUCE);
-            k_arg(&c, k_given(k, &c, 1, &n, v));
-            reduce(k, &c, ND_MAX, 1, (int64_t[]){ 0 }, false, MAX_HINT);
-        }
+        for (int w = 0; w < 3; w++)
+            run_max(k, lengths[i], 1, 3, w == 0 ? 0 : w == 1 ? lengths[i] / 2 : lengths[i] - 1);
     static const struct { int64_t n; float v[4]; } cases[] = {
         { 2, { -INFINITY, -INFINITY } }, { 3, { -INFINITY, -5, -INFINITY } },
         { 3, { 1, INFINITY, 2 } },       { 3, { -3, -2.5f, -7 } },
@@ -388,12 +375,12 @@ static void reduce_large_exact(k_ctx *k)
 /* ---------------------------------------------------------------------- */
 
 /* nd_reduce(op, a, naxes, axes, keepdims) on a view of a over a buffer of
- * `size` floats with this layout. */
-static void reduce_on(k_ctx *k, int64_t size, int ndim, const int64_t *shape,
-                      const int64_t *strides, int op, int naxes, const int64_t *axes,
-                      bool keepdims, nd_status want, const char *hint)
+ * 4 floats with this layout. */
+static void reduce_on(k_ctx *k, int ndim, const int64_t *shape, const int64_t *strides, int op,
+                      int naxes, const int64_t *axes, bool keepdims, nd_status want,
+                      const char *hint)
 {
-    k_call c = k_on_view(k, K_REDUCE, size, ndim, shape, strides, 0);
+    k_call c = k_on_view(k, K_REDUCE, 4, ndim, shape, strides, 0);
     k_reduce_of(&c, op, naxes, axes, keepdims);
     k_expect(k, &c, want, hint);
 }
@@ -405,7 +392,7 @@ static void reduce_on(k_ctx *k, int64_t size, int ndim, const int64_t *shape,
 static void extreme_reduce_empty(k_ctx *k)
 {
     static const int64_t four = 4, one = 1, ax0[1] = { 0 };
-    reduce_on(k, 4, 1, &four, &one, ND_SUM, 1, ax0, false, ND_OK, SUM_HINT);
+    reduce_on(k, 1, &four, &one, ND_SUM, 1, ax0, false, ND_OK, SUM_HINT);
     for (int i = 0; i < k_count(k, 100); i++) {
         k_call c = k_new(k, K_REDUCE);
         int nd = (int)k_int(k, 1, 6);
@@ -436,9 +423,9 @@ static void extreme_reduce_out_of_memory(k_ctx *k)
     static const int64_t four = 4, one = 1, most[2] = { K_P2(29), K_P2(29) }, zero[2] = { 0 };
     static const char *const hint = "report a failed allocation in the operation's own name, "
         "not nd_empty's";
-    reduce_on(k, 4, 1, &four, &one, ND_SUM, 0, NULL, false, ND_OK, SUM_HINT);
-    reduce_on(k, 4, 2, most, zero, ND_SUM, 0, NULL, false, ND_ERR_NOMEM, hint);
-    reduce_on(k, 4, 2, most, zero, ND_MAX, 0, NULL, true, ND_ERR_NOMEM, hint);
+    reduce_on(k, 1, &four, &one, ND_SUM, 0, NULL, false, ND_OK, SUM_HINT);
+    reduce_on(k, 2, most, zero, ND_SUM, 0, NULL, false, ND_ERR_NOMEM, hint);
+    reduce_on(k, 2, most, zero, ND_MAX, 0, NULL, true, ND_ERR_NOMEM, hint);
 }
 
 static const k_test tests[] = {

@@ -12,8 +12,6 @@
  */
 #include "kit.h"
 
-#include <string.h>
-
 #define NAIVE_HINT "c[..., i, j] = sum over p of a[..., i, p] * b[..., p, j], reading a " \
     "and b through their own offsets and signed strides; for_each_matrix takes each " \
     "input's matrix at its own batch position (matrix_at)"
@@ -94,9 +92,8 @@ static void matmul_special_views(k_ctx *k)
         for (size_t i = 0; i < sizeof views / sizeof views[0]; i++)
             for (int as_b = 0; as_b < 2; as_b++) {
                 int nd = views[i].ndim;
-                int64_t other[2] = { as_b ? 3 : views[i].shape[nd - 1], 5 };
-                if (as_b)
-                    other[1] = views[i].shape[nd - 2];
+                int64_t other[2] = { as_b ? 3 : views[i].shape[nd - 1],
+                                     as_b ? views[i].shape[nd - 2] : 5 };
                 k_call c = k_new(k, both[f]);
                 k_arr v = k_strided(k, &c, 12, nd, views[i].shape, views[i].strides,
                                     views[i].offset, K_RANDOM);
@@ -169,9 +166,9 @@ static void matmul_depth_edges(k_ctx *k)
                                      65, 127, 128, 129, 191, 192, 193, 255, 256, 257, 383, 384,
                                      385, 511, 512, 513, 767, 768, 769, 1023, 1024, 1025 };
     for (int i = 0; i < k_count(k, 12); i++)
-        edge(k, EDGES[k_int(k, 0, 26)], depth[i * 7 % 39], EDGES[k_int(k, 0, 29)], "cut k into slices of "
-             "KC, the last one shorter (kc = min(KC, k - pc)); each slice ADDS to c, which "
-             "starts at 0; k == 0 leaves zeros");
+        edge(k, EDGES[k_int(k, 0, 26)], depth[i * 7 % 39], EDGES[k_int(k, 0, 29)], "cut k into "
+             "slices of KC, the last one shorter (kc = min(KC, k - pc)); each slice ADDS to c, "
+             "which starts at 0; k == 0 leaves zeros");
 }
 
 static void matmul_large(k_ctx *k)
@@ -279,7 +276,7 @@ static void matmul_errors(k_ctx *k)
         { 3, 3, { 2, 3, 4 }, { 2, 5, 6 }, ND_ERR_SHAPE },
         { 3, 2, { 5, 2, 3 }, { 4, 3 }, ND_ERR_SHAPE },
         { 2, 2, { 3, 0 }, { 4, 5 }, ND_ERR_SHAPE },       /* 0 against 4 */
-        { 2, 2, { 3, 4 }, { 0, 5 }, ND_ERR_SHAPE },       { 2, 2, { 0, 3 }, { 4, 0 }, ND_ERR_SHAPE },
+        { 2, 2, { 3, 4 }, { 0, 5 }, ND_ERR_SHAPE },     { 2, 2, { 0, 3 }, { 4, 0 }, ND_ERR_SHAPE },
         { 3, 3, { 0, 3, 4 }, { 2, 4, 5 }, ND_ERR_SHAPE },
         { 4, 3, { 2, 2, 3, 4 }, { 3, 4, 5 }, ND_ERR_SHAPE },
         { 4, 4, { 2, 1, 3, 4 }, { 3, 1, 4, 5 }, ND_ERR_SHAPE },
@@ -299,7 +296,7 @@ static void matmul_errors(k_ctx *k)
             c.out = i % 2 ? 0 : K_OUT_NEW;
             k_expect(k, &c, bad[i / 2].want, NULL);
         }
-        for (int i = 0; i < k_count(k, 10); i++) {   /* random: the inner sizes differ, or a batch axis */
+        for (int i = 0; i < k_count(k, 10); i++) {   /* the inner sizes differ, or a batch axis */
             int nda, ndb;
             int64_t sa[ND_MAX_DIMS], sb[ND_MAX_DIMS];
             k_matmul_shapes(k, 130, 20000, &nda, sa, &ndb, sb);
@@ -337,29 +334,27 @@ static void matmul_errors(k_ctx *k)
  * without them. */
 static void extreme_matmul_shapes(k_ctx *k)
 {
-    static const int64_t two[2] = { 2, 2 }, zeros[3] = { 0 }, sa[3] = { 0, K_P2(40), 1 },
-                         sb[2] = { 1, K_P2(40) }, ta[3] = { 1, K_P2(30), K_P2(28) },
-                         tb[3] = { K_P2(10), K_P2(28), 1 }, s320[3] = { 3, 2, 0 },
-                         wild[3] = { INT64_MAX, INT64_MIN, 1 }, s304[3] = { 3, 0, 4 };
+    static const int64_t zeros[3] = { 0 };
     static const char *const hint = "check the shapes of the result and of a and b broadcast "
         "to the batch (nd_check_shape) before anything is made";
     for (int naive = 0; naive < 2; naive++) {
         k_op op = naive ? K_MATMUL_NAIVE : K_MATMUL;
-        k_call c = k_on_array(k, op, 2, two);
+        k_call c = k_on_array(k, op, 2, (int64_t[]){ 2, 2 });
         k_arg(&c, c.args[0]);
         k_expect(k, &c, ND_OK, naive ? NAIVE_HINT : TILED_HINT);
         /* (0,2^40,1) @ (1,2^40): the result (0,2^40,2^40) has too many elements */
-        c = k_on_view(k, op, 1, 3, sa, zeros, 0);
-        k_arg(&c, k_at(0, 2, sb, zeros, 0));
+        c = k_on_view(k, op, 1, 3, (int64_t[]){ 0, K_P2(40), 1 }, zeros, 0);
+        k_arg(&c, k_at(0, 2, (int64_t[]){ 1, K_P2(40) }, zeros, 0));
         k_expect(k, &c, ND_ERR_ARG, hint);
         /* (1,2^30,2^28) @ (2^10,2^28,1): c is (2^10,2^30,1), but a broadcast
          * to the batch would be (2^10,2^30,2^28) */
-        c = k_on_view(k, op, 1, 3, ta, zeros, 0);
-        k_arg(&c, k_at(0, 3, tb, zeros, 0));
+        c = k_on_view(k, op, 1, 3, (int64_t[]){ 1, K_P2(30), K_P2(28) }, zeros, 0);
+        k_arg(&c, k_at(0, 3, (int64_t[]){ K_P2(10), K_P2(28), 1 }, zeros, 0));
         k_expect(k, &c, ND_ERR_ARG, hint);
-        /* k == 0: a (3,2,0) with strides (INT64_MAX,INT64_MIN,1) */
-        c = k_on_view(k, op, 1, 3, s320, wild, 1);
-        k_arg(&c, k_compact(k, &c, 3, s304, K_DISTINCT));
+        /* k == 0: a (3,2,0) with strides (INT64_MAX,INT64_MIN,1) times a (3,0,4) */
+        c = k_on_view(k, op, 1, 3, (int64_t[]){ 3, 2, 0 },
+                      (int64_t[]){ INT64_MAX, INT64_MIN, 1 }, 1);
+        k_arg(&c, k_compact(k, &c, 3, (int64_t[]){ 3, 0, 4 }, K_DISTINCT));
         k_expect(k, &c, ND_OK, "a sum over k = 0 terms is 0, and a's strides are never read");
     }
     for (int i = 0; i < k_count(k, 6); i++) {   /* random k == 0 products, any strides */

@@ -24,20 +24,10 @@
 #define MAX_HINT "start a max from -INFINITY (or the first element), never from 0; idle lanes " \
     "must not bring a 0 into a max"
 
-/* nd_index_to_offset for n positions from i, step apart. */
-static void index_call(k_ctx *k, int ndim, const int64_t *shape, const int64_t *strides,
-                       int64_t offset, int64_t i, int64_t n, int64_t step, const char *hint)
-{
-    k_call c = k_offset_call(k, ndim, shape, strides, offset, i, n, step);
-    k_check(k, &c, hint);
-}
-
 /* op (ND_SUM or ND_MAX) over one axis of argument 0 of c. */
 static void reduce(k_ctx *k, k_call c, int op, int64_t axis, const char *hint)
 {
-    c.op = K_REDUCE;
-    c.code = op;
-    k_list(&c, 0, 1, &axis);
+    k_reduce_of(&c, op, 1, &axis, false);
     k_check(k, &c, hint);
 }
 
@@ -97,9 +87,11 @@ static void index_to_offset_cases(k_ctx *k)
         { "(70000,70000) with strides (70001,-1): past 2^32", 2, { 70000, 70000 },
           { 70001, -1 }, 69999, (1LL << 32) + 5 },
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        index_call(k, cases[i].ndim, cases[i].shape, cases[i].strides, cases[i].offset,
-                   cases[i].i, 1, 1, cases[i].what);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        k_call c = k_offset_call(k, cases[i].ndim, cases[i].shape, cases[i].strides,
+                                 cases[i].offset, cases[i].i, 1, 1);
+        k_check(k, &c, cases[i].what);
+    }
 }
 
 /* Random layouts of 0 to 8 axes: zero, negative and huge strides, offsets
@@ -115,8 +107,9 @@ static void index_to_offset_random(k_ctx *k)
                                                    : k_int(k, -60, 60);
         }
         int64_t n = k_numel(nd, shape), step = n / 20 > 0 ? n / 20 : 1;
-        index_call(k, nd, shape, strides, k_int(k, 0, K_P2(41)), k_int(k, 0, step - 1),
-                   n < 20 ? n : 20, step, INDEX_HINT);
+        k_call c = k_offset_call(k, nd, shape, strides, k_int(k, 0, K_P2(41)),
+                                 k_int(k, 0, step - 1), n < 20 ? n : 20, step);
+        k_check(k, &c, INDEX_HINT);
     }
 }
 
@@ -192,9 +185,7 @@ static void reduce_odd_lengths(k_ctx *k)
                 for (int d = 0; d < nd; d++)
                     if (mask >> d & 1)
                         axes[n++] = d;
-                k_list(&c, 0, n, axes);
-                c.code = op;
-                c.keepdims = k_one_in(k, 2);
+                k_reduce_of(&c, op, n, axes, k_one_in(k, 2));
                 k_check(k, &c, op == ND_SUM ? SUM_HINT : MAX_HINT);
             }
     }

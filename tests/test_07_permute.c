@@ -229,7 +229,7 @@ static void permute_misaligned(k_ctx *k)
 
 static void permute_choice(k_ctx *k)
 {
-    static const struct { const char *why; int64_t e; int n; int64_t shape[4], perm[4]; } cases[] = {
+    static const struct { const char *why; int e, n; int64_t shape[4], perm[4]; } cases[] = {
         { "the identity is one copy", 4, 3, { 2, 3, 4 }, { 0, 1, 2 } },
         { "moving a size-1 axis is the identity", 4, 3, { 2, 1, 4 }, { 1, 0, 2 } },
         { "one element: a copy", 4, 0, { 0 }, { 0 } },
@@ -343,9 +343,8 @@ static void compact_permuted_views(k_ctx *k)
         { 2, { 20, 16 }, { -1, 20 }, 19 },           /* reversed: no permutation */
     };
     for (size_t i = 0; i < sizeof views / sizeof views[0]; i++) {
-        k_call c = k_new(k, K_COMPACT);
-        k_arg(&c, k_strided(k, &c, 4000, views[i].n, views[i].shape, views[i].strides,
-                            views[i].offset, K_DISTINCT));
+        k_call c = k_on_view(k, K_COMPACT, 4000, views[i].n, views[i].shape, views[i].strides,
+                             views[i].offset);
         k_check(k, &c, "a permutation of compact memory goes through nd_permute_bytes on "
                 "CUDA: the permute_* tests say which version is wrong");
     }
@@ -363,8 +362,7 @@ static void compact_permuted_views(k_ctx *k)
                 st[d] *= base[e];
         }
         int64_t pad = k_int(k, 0, 5);
-        k_call c = k_new(k, K_COMPACT);
-        k_arg(&c, k_strided(k, &c, k_numel(n, base) + pad + 3, n, shape, st, pad, K_DISTINCT));
+        k_call c = k_on_view(k, K_COMPACT, k_numel(n, base) + pad + 3, n, shape, st, pad);
         k_check(k, &c, "a permutation of compact memory, from the view's offset, goes "
                 "through nd_permute_bytes on CUDA");
     }

@@ -1,24 +1,13 @@
 /*
  * h05_matmul.c -- hidden tests of lesson 5: nd_matmul (tiled) and
- * nd_matmul_naive, NumPy's matmul on strided views, over the kit
- * (tests/kit/kit.h).  Most are the public tests of tests/test_05_matmul.c
- * run again (K_AGAIN: other seeds, k_count's cases scaled):
- *
- *   tile edges    every pair (m, n) of 36 sizes around register tiles; depths
- *                 around every plausible KC (16 .. 1024, +-1); rows around
- *                 every plausible MC, columns around every plausible NC
- *   random views  hundreds of random products per function, sizes 0..130,
- *                 inputs permuted, stepped, reversed, windows, stride-0
- *                 rows, columns and batches
- *   batch rules   every pair of batch shapes of 0..3 axes with sizes 0..2:
- *                 NumPy's shape, or ND_ERR_SHAPE naming both shapes; random
- *                 batches of up to 4 axes
- *   views         named views (transposed, reversed, stride 0, a Toeplitz
- *                 view); views of one buffer as both inputs; out == a, b
- *   larger        257x513x129 and friends for both; for the tiled one
- *                 600x700x900, 530x520x300 and 40x300x4200, exactly
- *   errors        inner and batch mismatches (also with sizes 0), inputs of
- *                 0 or 1 axes, bad arrays, out == a: out untouched
+ * nd_matmul_naive, NumPy's matmul on strided views.  Most are the public
+ * tests of tests/test_05_matmul.c run again (K_AGAIN: other seeds,
+ * k_count's cases scaled): every pair (m, n) of sizes around the register
+ * tiles, depths around every plausible KC, rows and columns around MC and
+ * NC; hundreds of random products of views; every pair of batch shapes of
+ * 0..3 axes; named views, one buffer as both inputs, out == a or b; every
+ * error.  Their own: larger products (257x513x129 and friends for both;
+ * 600x700x900, 530x520x300 and 40x300x4200 for the tiled one), exactly.
  *
  * Small integers make every sum exact (the kit's reference then wants the
  * exact value); floats are held to the dot-product bound (tests/kit/ref.c).

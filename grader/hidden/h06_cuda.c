@@ -1,38 +1,16 @@
 /*
  * h06_cuda.c -- hidden tests of lesson 6: the index transform and the
- * kernels of lessons 2-5 on the CUDA device (a GPU, or the emulator), over
- * the kit (tests/kit/kit.h).  Most are the public tests of
- * tests/test_06_cuda.c run again (K_AGAIN: other seeds, k_count's cases
- * scaled):
- *
- *   nd_index_to_offset  random layouts of 0 to 8 axes (zero, negative and
- *                       huge strides, offsets up to 2^41), and positions past
- *                       2^32 (64 bits throughout)
- *   copies and          random views of 1 to 8 axes (offsets, windows,
- *   elementwise         negative and zero strides) of sizes around the warp
- *                       (32), the block (256) and 1024: the kit compares every
- *                       buffer whole, so nothing outside the view may change;
- *                       every binary and unary op, broadcast operands, _into
- *   reductions          sum and max over every axis subset of random views,
- *                       all-negative values, lengths around 32/256/1024,
- *                       NaN in a row; a broadcast of more than 2^31
- *                       elements (64-bit counts in the kernels)
- *   matmul              both kernels at the 64x64 tile and 16-deep panel,
- *                       views, batches, a broadcast batch (stride 0)
- *   grids               more elements than 65535 blocks of 256 threads
- *                       cover, more outputs and more matrices than 65535
- *                       blocks (plain build only: slow on the emulator
- *                       under the sanitizers)
- *
- *   performance         from the CUDA emulator's counters (its instrumented
- *                       build, GPU or not): the compact kernel's stores and
- *                       the elementwise kernel's loads and stores coalesce
- *                       on compact arrays (whole sectors per request)
+ * kernels of lessons 2-5 on the CUDA device (a GPU, or the emulator).  Most
+ * are the public tests of tests/test_06_cuda.c run again (K_AGAIN: other
+ * seeds, k_count's cases scaled); their own: a sum over more than 2^31
+ * elements (64-bit counts in the kernels), and performance from the
+ * emulator's counters (its instrumented build): the compact and
+ * elementwise kernels' accesses to compact arrays coalesce.
  *
  * The [cuda] cases of the hidden tests of lessons 2-5 count for this
  * lesson too.  What the framework makes of CUDA's own errors (out of
- * device memory, a failed call) is the framework's, not the student's:
- * tests/test_00_array.c checks it.
+ * device memory, a failed call) is the framework's: tests/test_00_array.c
+ * checks it.
  */
 #include "kit.h"
 
@@ -50,8 +28,7 @@ static void reduce_broadcast_past_2e31(k_ctx *k)
     int64_t len = (1LL << 31) + 3, zero = 0;
     k_call c = k_new(k, K_REDUCE);
     k_arg(&c, k_strided(k, &c, 1, 1, &len, &zero, 0, K_INTEGERS));
-    k_list(&c, 0, 1, &zero);
-    c.code = ND_SUM;
+    k_reduce_of(&c, ND_SUM, 1, &zero, false);
     k_check(k, &c, "a row of 2^31 + 3 elements: n, i and every position are int64_t (an "
             "int stops at 2^31 - 1)");
 }
@@ -75,9 +52,8 @@ static void compact_stores_coalesce(k_ctx *k)
           "take %g sectors per request where %g would do: a warp must write 32 neighbouring "
           "elements of dst" },
     };
-    k_call c = k_new(k, K_COMPACT);
-    k_arg(&c, k_strided(k, &c, 79 * 194 + 96, 2, (int64_t[]){ 96, 80 }, (int64_t[]){ 1, 194 },
-                        0, K_DISTINCT));
+    k_call c = k_on_view(k, K_COMPACT, 79 * 194 + 96, 2, (int64_t[]){ 96, 80 },
+                         (int64_t[]){ 1, 194 }, 0);
     k_check_perf(k, &c, rules, 1, NULL);
 }
 

@@ -1,33 +1,17 @@
 /*
  * h07_permute.c -- hidden tests of lesson 7: nd_simplify_permutation and
  * nd_permute_bytes (every element size, every version, both devices).
- * Declarations over the kit (tests/kit/kit.h): its reference
- * gives the simplified permutation, the version the plan must choose or
- * refuse, and every byte of dst and the 64 guard bytes after it.  Most are
- * the public tests of tests/test_07_permute.c run again (K_AGAIN: other
- * seeds, k_count's cases scaled):
- *
- *   simplify        3200 random shapes (size-0 and size-1 axes) and
- *                   permutations of 0 to 8 axes, nearly sorted ones too,
- *                   in place half the time; every refusal leaves the
- *                   outputs alone
- *   permute_bytes   random permutations of 1 to 8 axes at shifted addresses;
- *                   rows moved in units narrower than an element; the tiled
- *                   transposes at every pair of sizes around their 32 and 64
- *                   tiles, with batches and axes that merge into them; grids
- *                   past the block cap; every error, with dst untouched
- *   nd_compact      of permuted compact blocks on the CUDA device
- *   performance     from the CUDA emulator's counters (its instrumented
- *                   build, GPU or not): the tiled transpose reads and
- *                   writes whole sectors and its tile has no bank
- *                   conflict; the generic kernel moves 16 bytes a thread
- *                   where the rows allow it
+ * Most are the public tests of tests/test_07_permute.c run again (K_AGAIN:
+ * other seeds, k_count's cases scaled): random shapes and permutations,
+ * rows moved in units narrower than an element, the tiled transposes at
+ * every pair of sizes around their tiles, grids past the block cap, every
+ * error with the outputs untouched, nd_compact of permuted blocks on CUDA.
+ * Their own are performance, from the CUDA emulator's counters (its
+ * instrumented build, GPU or not): the tiled transpose reads and writes
+ * whole sectors and its tile has no bank conflict; the generic kernel
+ * moves 16 bytes a thread where the rows allow it.
  */
 #include "kit.h"
-
-/* ---------------------------------------------------------------------- */
-/* Performance, on the emulator's instrumented build                      */
-/* ---------------------------------------------------------------------- */
 
 #define TRANSPOSE_BYTES (256 * 256 * 4)
 
@@ -74,28 +58,27 @@ static void permute_16_byte_units(k_ctx *k)
     k_check_perf(k, &c, rules, 2, NULL);
 }
 
-#define SIMPLIFY_HINT "drop the size-1 axes (renumbering perm), then merge source axes a-1 " \
-    "and a wherever the result has a right after a-1; read every input before writing an output"
-#define GENERIC_HINT "naive_one / permute_one: result element i's multi-index in the permuted " \
-    "shape, times the source strides of the source axes perm[k]; with the last axis kept, " \
-    "its size counts units of p->unit bytes"
-#define TRANSPOSE_HINT "transpose_kernel: tile[ty + j][tx] = in[r * cols + c], " \
-    "__syncthreads(), out[c * rows + r] = tile[tx][ty + j], __syncthreads() before the next " \
-    "tile; guard every access with r < rows && c < cols"
 /* The performance tests: the CUDA device, the instrumented executor, the
  * plain build's result standing for the sanitizers'. */
 #define PERF (K_CUDA | K_PLAIN | K_PROFILED)
 
 static const k_test tests[] = {
-    K_AGAIN(simplify_properties, public_07, simplify_random, 8, K_HOST, 8, SIMPLIFY_HINT),
+    K_AGAIN(simplify_properties, public_07, simplify_random, 8, K_HOST, 8, "drop the "
+            "size-1 axes (renumbering perm), then merge source axes a-1 and a wherever the "
+            "result has a right after a-1; read every input before writing an output"),
     K_AGAIN(simplify_errors_untouched, public_07, simplify_errors, 1, K_HOST, 2, "check every "
             "input before writing any output"),
-    K_AGAIN(permute_random_all, public_07, permute_random, 2, K_BOTH, 12, GENERIC_HINT),
+    K_AGAIN(permute_random_all, public_07, permute_random, 2, K_BOTH, 12, "naive_one / "
+            "permute_one: result element i's multi-index in the permuted shape, times the "
+            "source strides of the source axes perm[k]; with the last axis kept, its size "
+            "counts units of p->unit bytes"),
     K_AGAIN(permute_rows_in_pieces, public_07, permute_movement, 1, K_BOTH, 4, "the bytes "
             "that move together are the whole last axis when it stays last; the unit divides "
             "them and both addresses"),
     K_AGAIN(transpose_tile_sizes, public_07, permute_transpose_edges, 4, K_BOTH, 9,
-            TRANSPOSE_HINT),
+            "transpose_kernel: tile[ty + j][tx] = in[r * cols + c], __syncthreads(), "
+            "out[c * rows + r] = tile[tx][ty + j], __syncthreads() before the next tile; guard "
+            "every access with r < rows && c < cols"),
     K_AGAIN(transpose2_tile_sizes, public_07, permute_transpose2, 8, K_BOTH, 5, "version 4 "
             "moves pairs of 2-byte elements as 4-byte words through a 64 x 64 tile; both "
             "__syncthreads(); r < rows && c < cols"),
