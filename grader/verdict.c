@@ -34,7 +34,7 @@
  * calibration run), at least FLOOR.  A wall-clock limit ten times longer
  * only backs them up.  -k skips the tests that did not pass in the plain
  * build (a sanitizer build would only take longer to say so).  -R lists a
- * lesson's tests as failed without running them (its file was rejected:
+ * lesson's tests as skipped without running them (its file was rejected:
  * the report says why, and it scores 0).
  *
  * One TSV line per test:
@@ -157,7 +157,7 @@ static void usage(void)
     fprintf(stderr, "usage: verdict -o results.tsv -d OUTDIR -x EXECDIR [-l LESSON]... "
                     "[-t TEST] [-a] [-g] [-i] [-j JOBS]\n"
                     "               [-T times.tsv] [-m FACTOR] [-s FLOOR] [-k results.tsv] "
-                    "[-c device.txt]\n");
+                    "[-c device.txt] [-R LESSON]...\n");
     exit(2);
 }
 
