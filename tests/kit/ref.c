@@ -45,6 +45,13 @@ static const char *say(k_ctx *k, const char *fmt, ...)
         return w;                          \
     } while (0)
 
+/* ND_ERR_ARG when `cond`: the pointer argument `name` is NULL. */
+#define ERR_NULL(cond, name)                                   \
+    do {                                                       \
+        if (cond)                                              \
+            ERR(ND_ERR_ARG, "argument '%s' is NULL", (name));  \
+    } while (0)
+
 /* ERR when a check found a fault: `reason` is why, or NULL. */
 #define ERR_IF(st, reason)                 \
     do {                                   \
@@ -208,10 +215,9 @@ static int64_t *ivals(k_ctx *k, k_want *w, int n)
     return w->ivals;
 }
 
-/* The value of input a at output position idx (of an ndim-axis output):
- * aligned at the right, a size-1 axis read at 0. */
-static float read_bcast(const k_call *c, const k_arr *a, int ndim, const int64_t *idx)
+float k_input_at(const k_call *c, int i, int ndim, const int64_t *idx)
 {
+    const k_arr *a = &c->args[i];
     int64_t off = a->offset;
     for (int d = 0; d < a->ndim; d++)
         if (a->shape[d] != 1)
@@ -263,28 +269,25 @@ static k_want views(k_ctx *k, const k_call *c)
     const k_arr *a = arg(c, 0);
     const char *why;
     bool no_out = c->out == K_OUT_NULL;
-    switch (c->op) {
-    case K_COMPACT_STRIDES: {
+    if (c->op == K_COMPACT_STRIDES) {
         int64_t *v = ivals(k, &w, K_LIST);
         ERR_IF(ND_ERR_ARG, bad_shape(k, c->n, list_of(c, 0)));
-        if (c->n > 0 && no_out)
-            ERR(ND_ERR_ARG, "argument 'strides' is NULL");
+        ERR_NULL(c->n > 0 && no_out, "strides");
         for (int d = c->n - 1; d >= 0; d--)
             v[d] = d == c->n - 1 ? 1 : v[d + 1] * c->list[0][d + 1];
         return w;
     }
+    if (c->op == K_IS_COMPACT || c->op == K_OFFSET_OF)   /* as exec.c poisons the result */
+        ivals(k, &w, 1)[0] = c->op == K_IS_COMPACT ? 0xAB : K_POISON64;
+    ERR_IF(ND_ERR_ARG, bad_array(k, c, 0, "a"));
+    int64_t shape[ND_MAX_DIMS], strides[ND_MAX_DIMS];
+    switch (c->op) {
     case K_IS_COMPACT:
-        ivals(k, &w, 1)[0] = 0xAB;
-        ERR_IF(ND_ERR_ARG, bad_array(k, c, 0, "a"));
-        if (no_out)
-            ERR(ND_ERR_ARG, "argument 'result' is NULL");
+        ERR_NULL(no_out, "result");
         w.ivals[0] = k_compact_layout(a);
         return w;
-    case K_OFFSET_OF: {
-        ivals(k, &w, 1);
-        ERR_IF(ND_ERR_ARG, bad_array(k, c, 0, "a"));
-        if (no_out || (a->ndim > 0 && c->list_null[0]))
-            ERR(ND_ERR_ARG, "argument '%s' is NULL", no_out ? "offset" : "index");
+    case K_OFFSET_OF:
+        ERR_NULL(no_out || (a->ndim > 0 && c->list_null[0]), no_out ? "offset" : "index");
         for (int d = 0; d < a->ndim; d++)
             if (c->list[0][d] < 0 || c->list[0][d] >= a->shape[d])
                 ERR(ND_ERR_INDEX, "index %" PRId64 " is out of range for axis %d of size %"
@@ -292,18 +295,10 @@ static k_want views(k_ctx *k, const k_call *c)
                     a->shape[d]);
         w.ivals[0] = k_offset(a, c->list[0]);
         return w;
-    }
-    default:
-        break;
-    }
-    ERR_IF(ND_ERR_ARG, bad_array(k, c, 0, "a"));
-    int64_t shape[ND_MAX_DIMS], strides[ND_MAX_DIMS];
-    switch (c->op) {
     case K_RESHAPE: {
         if (c->n < 0 || c->n > ND_MAX_DIMS)
             ERR(ND_ERR_ARG, "ndim %d is outside 0..%d", c->n, ND_MAX_DIMS);
-        if (no_out || (c->n > 0 && c->list_null[0]))
-            ERR(ND_ERR_ARG, "argument '%s' is NULL", no_out ? "out" : "shape");
+        ERR_NULL(no_out || (c->n > 0 && c->list_null[0]), no_out ? "out" : "shape");
         int infer = -1;
         for (int d = 0; d < c->n; d++) {
             shape[d] = c->list[0][d];
@@ -336,8 +331,7 @@ static k_want views(k_ctx *k, const k_call *c)
         return w;
     }
     case K_PERMUTE: {
-        if (no_out || (a->ndim > 0 && c->list_null[0]))
-            ERR(ND_ERR_ARG, "argument '%s' is NULL", no_out ? "out" : "axes");
+        ERR_NULL(no_out || (a->ndim > 0 && c->list_null[0]), no_out ? "out" : "axes");
         bool seen[ND_MAX_DIMS] = { false };
         for (int i = 0; i < a->ndim; i++) {
             int ax;
@@ -355,8 +349,7 @@ static k_want views(k_ctx *k, const k_call *c)
     }
     case K_BROADCAST_TO: {
         ERR_IF(ND_ERR_ARG, bad_shape(k, c->n, list_of(c, 0)));
-        if (no_out)
-            ERR(ND_ERR_ARG, "argument 'out' is NULL");
+        ERR_NULL(no_out, "out");
         if (c->n < a->ndim)
             ERR(ND_ERR_SHAPE, "the target has fewer axes (%d) than the array (%d)", c->n,
                 a->ndim);
@@ -377,8 +370,7 @@ static k_want views(k_ctx *k, const k_call *c)
     case K_SLICE: {
         if (c->n < 0 || c->n > a->ndim)
             ERR(ND_ERR_ARG, "%d indices for an array of %d axes", c->n, a->ndim);
-        if (no_out || (c->n > 0 && c->list_null[0]))
-            ERR(ND_ERR_ARG, "argument '%s' is NULL", no_out ? "out" : "idx");
+        ERR_NULL(no_out || (c->n > 0 && c->list_null[0]), no_out ? "out" : "idx");
         int m = 0;
         int64_t off = a->offset;
         for (int d = 0; d < a->ndim; d++) {
@@ -413,8 +405,7 @@ static k_want views(k_ctx *k, const k_call *c)
     case K_DIAGONAL: {
         if (a->ndim < 2)
             ERR(ND_ERR_ARG, "a diagonal needs at least 2 axes; the array has %d", a->ndim);
-        if (no_out)
-            ERR(ND_ERR_ARG, "argument 'out' is NULL");
+        ERR_NULL(no_out, "out");
         int x, y;
         if (!norm_axis(c->at[1], a->ndim, &x) || !norm_axis(c->at[2], a->ndim, &y))
             ERR(ND_ERR_AXIS, "axis %" PRId64 " is out of range for %d axes",
@@ -457,18 +448,12 @@ static k_want lesson2(k_ctx *k, const k_call *c)
     switch (c->op) {
     case K_ITER: {
         ERR_IF(ND_ERR_ARG, bad_shape(k, c->n, list_of(c, 0)));
-        if (c->out == K_OUT_NULL)
-            ERR(ND_ERR_ARG, "argument 'it' is NULL");
-        /* the walk the executor records: at most at[0] positions */
+        ERR_NULL(c->out == K_OUT_NULL, "it");
+        /* the walk as exec.c's iter() records it: at most at[0] positions */
         int nd = c->n;
         int64_t n = k_numel(nd, c->list[0]), seen = n < c->at[0] ? n : c->at[0];
         int64_t *v = ivals(k, &w, (int)(6 + (seen + 1) * nd));
-        v[0] = seen;
-        v[1] = 1;
-        v[2] = nd;
-        v[3] = n;
-        v[4] = 0;
-        v[5] = seen;
+        memcpy(v, (int64_t[6]){ seen, 1, nd, n, 0, seen }, 6 * sizeof *v);
         for (int64_t i = 0; i < seen; i++)
             k_unravel(i, nd, c->list[0], v + 6 + i * nd);
         if (seen > 0)
@@ -476,11 +461,9 @@ static k_want lesson2(k_ctx *k, const k_call *c)
         return w;
     }
     case K_SIMPLIFY_DIMS: {
-        if (c->out == K_OUT_NULL)
-            ERR(ND_ERR_ARG, "argument 'ndim' is NULL");
+        ERR_NULL(c->out == K_OUT_NULL, "ndim");
         ERR_IF(ND_ERR_ARG, bad_shape(k, c->n, list_of(c, 0)));
-        if (c->n > 0 && c->list_null[1])
-            ERR(ND_ERR_ARG, "argument 'strides_a' is NULL");
+        ERR_NULL(c->n > 0 && c->list_null[1], "strides_a");
         int64_t *v = ivals(k, &w, 1 + 3 * K_LIST), l[3][K_LIST];
         memcpy(l, c->list, sizeof l);
         bool two = !c->list_null[2];
@@ -509,8 +492,7 @@ static k_want lesson2(k_ctx *k, const k_call *c)
     }
     case K_COMPACT: {
         ERR_IF(ND_ERR_ARG, bad_array(k, c, 0, "a"));
-        if (c->out == K_OUT_NULL)
-            ERR(ND_ERR_ARG, "argument 'out' is NULL");
+        ERR_NULL(c->out == K_OUT_NULL, "out");
         ERR_IF(ND_ERR_NOMEM, no_memory(k, a->ndim, a->shape));
         float *v = new_array(k, &w, a->ndim, a->shape, K_EXACT);
         int64_t idx[ND_MAX_DIMS];
@@ -546,7 +528,7 @@ static k_want lesson2(k_ctx *k, const k_call *c)
         int64_t idx[ND_MAX_DIMS];
         for (int64_t i = 0; i < k_numel(a->ndim, a->shape); i++) {
             k_unravel(i, a->ndim, a->shape, idx);
-            float v = scalar ? c->scalar : read_bcast(c, b, a->ndim, idx);
+            float v = scalar ? c->scalar : k_input_at(c, 1, a->ndim, idx);
             after[a->buf].v[k_offset(a, idx)] = v;
         }
         return w;
@@ -575,11 +557,6 @@ bool k_broadcast_shape(int na, const int64_t *a, int nb, const int64_t *b, int *
     return true;
 }
 
-float k_input_at(const k_call *c, int i, int ndim, const int64_t *idx)
-{
-    return read_bcast(c, &c->args[i], ndim, idx);
-}
-
 static float binop(int op, float x, float y)
 {
     double a = x, b = y;
@@ -606,11 +583,6 @@ static float unop(int op, float x)
     }
 }
 
-static k_tol binop_tol(int op)
-{
-    return op == ND_POW ? K_ULPS : op == ND_MAXIMUM ? K_EXACT_ZERO : K_EXACT;
-}
-
 static k_want ewise(k_ctx *k, const k_call *c)
 {
     k_want w = { 0 };
@@ -632,8 +604,7 @@ static k_want ewise(k_ctx *k, const k_call *c)
         if (!same_device(c, 0, 1))
             ERR(ND_ERR_DEVICE, "a and b live on different devices");
     }
-    if (!into && c->out == K_OUT_NULL)
-        ERR(ND_ERR_ARG, "argument 'out' is NULL");
+    ERR_NULL(!into && c->out == K_OUT_NULL, "out");
     if (b != NULL && !k_broadcast_shape(a->ndim, a->shape, b->ndim, b->shape, &ndim, shape))
         ERR(ND_ERR_SHAPE, "the shapes of a and b do not broadcast (aligned at the right, "
             "each pair of sizes must be equal or contain a 1)");
@@ -647,24 +618,21 @@ static k_want ewise(k_ctx *k, const k_call *c)
         if (dst->ndim != ndim || memcmp(dst->shape, shape, (size_t)ndim * sizeof *shape) != 0)
             ERR(ND_ERR_SHAPE, "dst's shape is not the result's shape");
     }
-    if (!into && (why = no_memory(k, ndim, shape)) != NULL)
-        ERR(ND_ERR_NOMEM, "%s", why);
+    if (!into)
+        ERR_IF(ND_ERR_NOMEM, no_memory(k, ndim, shape));
+    /* libm's pow, log, exp and tanh within ulps; maximum's zeros of either sign */
     k_tol tol = unary ? (c->code == ND_NEG || c->code == ND_ABS ? K_EXACT : K_ULPS)
-                      : binop_tol(c->code);
+              : c->code == ND_POW ? K_ULPS : c->code == ND_MAXIMUM ? K_EXACT_ZERO : K_EXACT;
     float *v = new_array(k, &w, ndim, shape, tol);
+    k_buf *after = into ? copy_buffers(k, c, &w) : NULL;   /* the values land in dst too */
     int64_t idx[ND_MAX_DIMS];
     for (int64_t i = 0; i < k_numel(ndim, shape); i++) {
         k_unravel(i, ndim, shape, idx);
-        float x = read_bcast(c, a, ndim, idx);
+        float x = k_input_at(c, 0, ndim, idx);
         v[i] = unary ? unop(c->code, x)
-                     : binop(c->code, x, scalar ? c->scalar : read_bcast(c, b, ndim, idx));
-    }
-    if (into) {   /* the values land in dst's buffer */
-        k_buf *after = copy_buffers(k, c, &w);
-        for (int64_t i = 0; i < k_numel(ndim, shape); i++) {
-            k_unravel(i, ndim, shape, idx);
+                     : binop(c->code, x, scalar ? c->scalar : k_input_at(c, 1, ndim, idx));
+        if (into)
             after[dst->buf].v[k_offset(dst, idx)] = v[i];
-        }
     }
     return w;
 }
@@ -703,16 +671,15 @@ static k_want ewise(k_ctx *k, const k_call *c)
  * exactly. */
 #define K_LEAF 256
 
-/* The exponent of x's lowest set bit, and how many bits from it to the
- * highest (x finite and nonzero). */
-static void float_bits(float x, int *low, int *span)
+/* The exponent of x's lowest set bit; 0 for 0, NaN and +-inf. */
+static int low_bit(float x)
 {
+    if (!isfinite(x) || x == 0)
+        return 0;
     uint32_t u;
     memcpy(&u, &x, sizeof u);
     uint32_t e = u >> 23 & 0xff, m = (u & 0x7fffff) | (e ? 0x800000 : 0);
-    int base = e ? (int)e - 150 : -149;
-    *low = base + __builtin_ctz(m);
-    *span = 32 - __builtin_clz(m) - __builtin_ctz(m);
+    return (e ? (int)e - 150 : -149) + __builtin_ctz(m);
 }
 
 /* The bound of a sum of n terms with magnitudes mag, all multiples of
@@ -763,8 +730,7 @@ static k_want reduce(k_ctx *k, const k_call *c)
         ERR(ND_ERR_ARG, "op %d is unknown: it must be ND_SUM or ND_MAX", c->code);
     ERR_IF(ND_ERR_ARG, bad_array(k, c, 0, "a"));
     const k_arr *a = arg(c, 0);
-    if (c->out == K_OUT_NULL)
-        ERR(ND_ERR_ARG, "argument 'out' is NULL");
+    ERR_NULL(c->out == K_OUT_NULL, "out");
     if (c->n < ND_ALL_AXES || c->n > a->ndim)
         ERR(ND_ERR_ARG, "naxes %d is out of range: it must be 0..%d or ND_ALL_AXES (-1)", c->n,
             a->ndim);
@@ -824,10 +790,7 @@ static k_want reduce(k_ctx *k, const k_call *c)
         float mx = 0;
         for (int64_t r = 0; r < nblock; r++) {   /* an odometer over the block */
             float x = data[off];
-            int low = 0, span;
-            if (isfinite(x) && x != 0)
-                float_bits(x, &low, &span);
-            acc_add(&s, x, low);
+            acc_add(&s, x, low_bit(x));
             if (r == 0 || x > mx)
                 mx = x;
             for (int i = nr - 1; i >= 0; i--) {
@@ -849,23 +812,21 @@ static k_want reduce(k_ctx *k, const k_call *c)
     return w;
 }
 
-/* A matrix of an input as doubles, row-major, read at c's batch index
- * idx (nd axes) through the input's strides, a size-1 batch axis at 0;
- * *low gets each element's lowest bit. */
-static double *matrix_of(k_ctx *k, const k_call *c, const k_arr *x, int nd, int64_t *idx,
-                         int **low)
+/* Matrix input i of c as doubles, row-major, read at c's batch index idx
+ * (nd axes) through the input's strides, a size-1 batch axis at 0; *low
+ * gets each element's lowest bit. */
+static double *matrix_of(k_ctx *k, const k_call *c, int i, int nd, int64_t *idx, int **low)
 {
+    const k_arr *x = &c->args[i];
     int64_t rows = x->shape[x->ndim - 2], cols = x->shape[x->ndim - 1], n = rows * cols;
     double *m = k_mem(k, (size_t)(n > 0 ? n : 1) * sizeof(double));
     *low = k_mem(k, (size_t)(n > 0 ? n : 1) * sizeof(int));
-    for (int64_t i = 0; i < n; i++) {
-        idx[nd - 2] = i / cols;
-        idx[nd - 1] = i % cols;
-        float v = read_bcast(c, x, nd, idx);
-        int span;
-        m[i] = v;
-        if (isfinite(v) && v != 0)
-            float_bits(v, &(*low)[i], &span);
+    for (int64_t e = 0; e < n; e++) {
+        idx[nd - 2] = e / cols;
+        idx[nd - 1] = e % cols;
+        float v = k_input_at(c, i, nd, idx);
+        m[e] = v;
+        (*low)[e] = low_bit(v);
     }
     return m;
 }
@@ -876,8 +837,7 @@ static k_want matmul(k_ctx *k, const k_call *c)
     const char *why;
     ERR_IF(ND_ERR_ARG, bad_array(k, c, 0, "a"));
     ERR_IF(ND_ERR_ARG, bad_array(k, c, 1, "b"));
-    if (c->out == K_OUT_NULL)
-        ERR(ND_ERR_ARG, "argument 'out' is NULL");
+    ERR_NULL(c->out == K_OUT_NULL, "out");
     if (!same_device(c, 0, 1))
         ERR(ND_ERR_DEVICE, "a and b live on different devices");
     const k_arr *a = arg(c, 0), *b = arg(c, 1);
@@ -887,18 +847,16 @@ static k_want matmul(k_ctx *k, const k_call *c)
     if (b->shape[b->ndim - 2] != kk)
         ERR(ND_ERR_SHAPE, "a has %" PRId64 " columns but b has %" PRId64 " rows", kk,
             b->shape[b->ndim - 2]);
-    int nb, nd;
-    int64_t batch[ND_MAX_DIMS], shape[ND_MAX_DIMS];
-    if (!k_broadcast_shape(a->ndim - 2, a->shape, b->ndim - 2, b->shape, &nb, batch))
+    int nb;
+    int64_t shape[ND_MAX_DIMS], sx[ND_MAX_DIMS], sy[ND_MAX_DIMS];   /* the batch axes first */
+    if (!k_broadcast_shape(a->ndim - 2, a->shape, b->ndim - 2, b->shape, &nb, shape))
         ERR(ND_ERR_SHAPE, "the batch axes (all but the last two) do not broadcast");
-    memcpy(shape, batch, (size_t)nb * sizeof *shape);
-    shape[nb] = m;
-    shape[nb + 1] = n;
-    nd = nb + 2;
-    /* a and b broadcast to the batch, and the result, must be valid shapes */
-    int64_t sx[ND_MAX_DIMS], sy[ND_MAX_DIMS];
+    int nd = nb + 2;
+    /* the result, and a and b broadcast to the batch, must be valid shapes */
     memcpy(sx, shape, sizeof sx);
     memcpy(sy, shape, sizeof sy);
+    shape[nb] = sx[nb] = m;
+    shape[nb + 1] = sy[nb + 1] = n;
     sx[nb + 1] = sy[nb] = kk;
     const int64_t *made[3] = { shape, sx, sy };
     static const char *const what[3] = { "the result", "a broadcast to the batch axes",
@@ -908,14 +866,14 @@ static k_want matmul(k_ctx *k, const k_call *c)
             ERR(ND_ERR_ARG, "%s would not be a valid shape: %s", what[i], why);
     ERR_IF(ND_ERR_NOMEM, no_memory(k, nd, shape));
     float *v = new_array(k, &w, nd, shape, K_BOUND);
-    int64_t total = k_numel(nd, shape), mats = k_numel(nb, batch);
+    int64_t total = k_numel(nd, shape), mats = k_numel(nb, shape);
     w.bound = k_mem(k, (size_t)(total > 0 ? total : 1) * sizeof(double));
     k_acc *s = k_mem(k, (size_t)(m * n > 0 ? m * n : 1) * sizeof *s);
     for (int64_t t = 0; t < mats && m * n > 0; t++) {
         int64_t idx[ND_MAX_DIMS];
         int *lx, *ly;
-        k_unravel(t, nb, batch, idx);
-        const double *x = matrix_of(k, c, a, nd, idx, &lx), *y = matrix_of(k, c, b, nd, idx, &ly);
+        k_unravel(t, nb, shape, idx);
+        const double *x = matrix_of(k, c, 0, nd, idx, &lx), *y = matrix_of(k, c, 1, nd, idx, &ly);
         for (int64_t e = 0; e < m * n; e++)
             s[e] = (k_acc){ .low = 1000 };
         for (int64_t i = 0; i < m; i++)
@@ -976,13 +934,10 @@ static void simplify_perm(int ndim, const int64_t *shape, const int64_t *perm, i
     *out_n = q;
 }
 
-static const char *bad_perm(k_ctx *k, int ndim, const int64_t *perm, nd_status *s)
+/* Why perm, of ndim entries, is not a permutation of 0..ndim-1, or NULL. */
+static const char *bad_perm(k_ctx *k, int ndim, const int64_t *perm)
 {
-    *s = ND_ERR_ARG;
-    if (ndim > 0 && perm == NULL)
-        return say(k, "argument 'perm' is NULL");
     bool seen[K_LIST] = { false };
-    *s = ND_ERR_AXIS;
     for (int i = 0; i < ndim; i++) {
         if (perm[i] < 0 || perm[i] >= ndim)
             return say(k, "perm names axis %" PRId64 ", out of range for %d axes", perm[i], ndim);
@@ -996,8 +951,6 @@ static const char *bad_perm(k_ctx *k, int ndim, const int64_t *perm, nd_status *
 static k_want lesson7(k_ctx *k, const k_call *c)
 {
     k_want w = { 0 };
-    const char *why;
-    nd_status s;
     if (c->op == K_INDEX_TO_OFFSET) {   /* positions at[0] + j * at[3], j < at[2] */
         int64_t n = c->at[2] > 0 ? c->at[2] : 1, step = c->at[3] > 0 ? c->at[3] : 1;
         int64_t idx[ND_MAX_DIMS], *v = ivals(k, &w, (int)n);
@@ -1016,11 +969,10 @@ static k_want lesson7(k_ctx *k, const k_call *c)
             memcpy(v + 1 + K_LIST, c->list[1], K_LIST * sizeof(int64_t));
         }
         ERR_IF(ND_ERR_ARG, bad_shape(k, c->n, list_of(c, 0)));
-        if ((why = bad_perm(k, c->n, list_of(c, 1), &s)) != NULL)
-            ERR(s, "%s", why);
-        if (c->list_null[2] || c->at[1])
-            ERR(ND_ERR_ARG, "argument '%s' is NULL", c->list_null[2] ? "out_ndim"
-                : c->at[1] & 1 ? "out_shape" : "out_perm");
+        ERR_NULL(c->n > 0 && c->list_null[1], "perm");
+        ERR_IF(ND_ERR_AXIS, bad_perm(k, c->n, c->list[1]));
+        ERR_NULL(c->list_null[2] || c->at[1], c->list_null[2] ? "out_ndim"
+                 : c->at[1] & 1 ? "out_shape" : "out_perm");
         int q;
         simplify_perm(c->n, c->list[0], c->list[1], &q, v + 1, v + 1 + K_LIST);
         v[0] = q;
@@ -1038,12 +990,11 @@ static k_want lesson7(k_ctx *k, const k_call *c)
     if (c->code > 4 || c->code < -1)
         ERR(ND_ERR_ARG, "version %d is not 0 (auto) to 4", c->code);
     ERR_IF(ND_ERR_ARG, bad_shape(k, c->n, list_of(c, 0)));
-    if ((why = bad_perm(k, c->n, list_of(c, 1), &s)) != NULL)
-        ERR(s, "%s", why);
+    ERR_NULL(c->n > 0 && c->list_null[1], "perm");
+    ERR_IF(ND_ERR_AXIS, bad_perm(k, c->n, c->list[1]));
     int64_t numel = k_numel(c->n, c->list[0]), bytes = numel * e;
     int64_t src = c->at[1], dst = c->at[2] + (c->at[3] & 4 ? 0 : ((int64_t)1 << 40));
-    if (numel > 0 && (c->at[3] & 3))
-        ERR(ND_ERR_ARG, "argument '%s' is NULL", c->at[3] & 1 ? "src_ptr" : "dst_ptr");
+    ERR_NULL(numel > 0 && (c->at[3] & 3), c->at[3] & 1 ? "src_ptr" : "dst_ptr");
     if (numel > 0 && src < dst + bytes && dst < src + bytes)
         ERR(ND_ERR_ARG, "src and dst overlap");
     /* the plan: simplify, then the movement unit and the version */
@@ -1100,20 +1051,14 @@ static k_want lesson7(k_ctx *k, const k_call *c)
 
 k_want k_reference(k_ctx *k, const k_call *c)
 {
-    switch (c->op) {
-    case K_COMPACT_STRIDES: case K_IS_COMPACT: case K_OFFSET_OF: case K_RESHAPE:
-    case K_PERMUTE: case K_BROADCAST_TO: case K_SLICE: case K_DIAGONAL:
+    /* k_op lists the operations lesson by lesson */
+    if (c->op <= K_DIAGONAL)
         return views(k, c);
-    case K_ITER: case K_SIMPLIFY_DIMS: case K_COMPACT: case K_SETITEM: case K_SETITEM_SCALAR:
+    if (c->op <= K_SETITEM_SCALAR)
         return lesson2(k, c);
-    case K_BINARY: case K_BINARY_INTO: case K_SCALAR: case K_SCALAR_INTO: case K_UNARY:
-    case K_UNARY_INTO:
+    if (c->op <= K_UNARY_INTO)
         return ewise(k, c);
-    case K_REDUCE:
+    if (c->op == K_REDUCE)
         return reduce(k, c);
-    case K_MATMUL: case K_MATMUL_NAIVE:
-        return matmul(k, c);
-    default:
-        return lesson7(k, c);
-    }
+    return c->op <= K_MATMUL_NAIVE ? matmul(k, c) : lesson7(k, c);
 }
