@@ -196,7 +196,7 @@ int k_shape(k_ctx *k, int ndim, int64_t lo, int64_t hi, int64_t max_numel, int64
     for (int d = 0; d < ndim; d++) {
         /* size 1 often: it is where broadcasting and simplification bite */
         shape[d] = lo <= 1 && hi >= 1 && k_one_in(k, 4) ? 1 : k_int(k, lo, hi);
-        while (shape[d] > 1 && n * shape[d] > max_numel)
+        while (shape[d] > 1 && shape[d] > max_numel / n)   /* n * shape[d] may overflow */
             shape[d] /= 2;
         if (shape[d] > 0)
             n *= shape[d];

@@ -135,9 +135,7 @@ static const char *bad_shape(k_ctx *k, int ndim, const int64_t *shape)
         if (shape[d] != 0 && n > ND_MAX_NUMEL / shape[d])
             return say(k, "the shape has too many elements (its sizes other than 0 multiply "
                        "to more than 2^58)");
-        if (shape[d] == 0)
-            continue;
-        n *= shape[d];
+        n *= shape[d] != 0 ? shape[d] : 1;
     }
     return NULL;
 }
@@ -777,14 +775,12 @@ static k_want reduce(k_ctx *k, const k_call *c)
     int64_t nouts = k_numel(nk, kshape), nblock = k_numel(nr, rshape);
     w.bound = k_mem(k, (size_t)(nouts > 0 ? nouts : 1) * sizeof(double));
     const float *data = c->bufs[a->buf].v;
-    int64_t idx[ND_MAX_DIMS] = { 0 };
+    int64_t idx[ND_MAX_DIMS] = { 0 };   /* a reduced axis stays at 0: the block's start */
     for (int64_t o = 0; o < nouts; o++) {
         int64_t ki[ND_MAX_DIMS], ri[ND_MAX_DIMS] = { 0 };
         k_unravel(o, nk, kshape, ki);
         for (int i = 0; i < nk; i++)
             idx[kax[i]] = ki[i];
-        for (int i = 0; i < nr; i++)
-            idx[rax[i]] = 0;
         int64_t off = k_offset(a, idx);
         k_acc s = { .low = 1000 };
         float mx = 0;
