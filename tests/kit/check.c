@@ -1,15 +1,11 @@
 /*
  * check.c -- the comparison: the reference's answer against the executor's
- * raw result, and every message a test shows.
- *
- * A message names the call in the API's terms and its inputs by layout
- * ("nd_reshape(a, 2, (6,4), &out) with a = shape=(2,3,4) strides=(12,4,1)
- * offset=0 over a buffer of 24 floats"), says what was wrong (the first
- * wrong element by multi-index, expected and got), and ends with a hint
- * that belongs to the check that failed: the test's own hint for a wrong
- * value, the rule nd.h states for a wrong status, a fixed hint for the
- * contract every function shares (new buffers, references, untouched
- * outputs on failure).
+ * raw result, and every message a test shows.  A message names the call
+ * and its inputs by layout (k_describe), says what was wrong (the first
+ * wrong element by multi-index, expected and got), and ends with the hint
+ * of the check that failed: the test's own for a wrong value, the rule nd.h
+ * states for a wrong status, a fixed one for the contract every function
+ * shares (new buffers, references, untouched outputs on failure).
  */
 #include "kit_impl.h"
 
@@ -32,7 +28,7 @@ static const char *const op_names[K_NOPS] = {
     "permute_bytes", "device",
 };
 
-const char *k_op_name(k_op op)
+static const char *op_name(k_op op)
 {
     return op >= 0 && op < K_NOPS ? op_names[op] : "?";
 }
@@ -77,13 +73,14 @@ static void put(sb *b, const char *fmt, ...)
     b->len += n > 0 ? (size_t)n : 0;
 }
 
-static void put_list(sb *b, const k_call *c, int i, int n)
+/* c's first `count` int lists, n entries each: "(1,2), NULL". */
+static void put_lists(sb *b, const k_call *c, int count, int n)
 {
     char t[300];
-    if (c->list_null[i])
-        put(b, "NULL");
-    else
-        put(b, "%s", k_ints(n < 0 ? 0 : n > K_LIST ? K_LIST : n, c->list[i], t, sizeof t));
+    n = n < 0 ? 0 : n > K_LIST ? K_LIST : n;
+    for (int i = 0; i < count; i++)
+        put(b, "%s%s", i ? ", " : "",
+            c->list_null[i] ? "NULL" : k_ints(n, c->list[i], t, sizeof t));
 }
 
 static void put_index(sb *b, const nd_index *ix)
@@ -150,40 +147,26 @@ static void put_arr(sb *b, const k_call *c, int i)
         c->bufs[a->buf].n == 1 ? "" : "s");
 }
 
-static const char *out_text(const k_call *c)
-{
-    static char t[16];
-    if (c->out == K_OUT_NULL)
-        return "NULL";
-    if (c->out >= 0) {
-        snprintf(t, sizeof t, "&%s", arg_name(c, c->out));
-        return t;
-    }
-    return "&out";
-}
-
 const char *k_describe(const k_call *c, char *dst, size_t cap)
 {
     sb b = { dst, cap, 0 };
     dst[0] = '\0';
-    const char *name = k_op_name(c->op);
+    const char *name = op_name(c->op);
     switch (c->op) {
     case K_COMPACT_STRIDES:
         put(&b, "nd_compact_strides(%d, ", c->n);
-        put_list(&b, c, 0, c->n);
+        put_lists(&b, c, 1, c->n);
         put(&b, ", %s)", c->out == K_OUT_NULL ? "NULL" : "strides");
         return dst;
     case K_ITER:
         put(&b, "nd_iter_init(%s, %d, ", c->out == K_OUT_NULL ? "NULL" : "&it", c->n);
-        put_list(&b, c, 0, c->n);
+        put_lists(&b, c, 1, c->n);
         put(&b, ") and nd_iter_next to the end");
         return dst;
     case K_SIMPLIFY_DIMS:
         put(&b, "nd_simplify_dims(%s%d, ", c->out == K_OUT_NULL ? "NULL: " : "&ndim=", c->n);
-        for (int i = 0; i < 3; i++) {
-            put_list(&b, c, i, c->n);
-            put(&b, i < 2 ? ", " : ")");
-        }
+        put_lists(&b, c, 3, c->n);
+        put(&b, ")");
         return dst;
     case K_INDEX_TO_OFFSET: {   /* one position, or at[2] of them */
         int64_t step = c->at[3] > 0 ? c->at[3] : 1;
@@ -191,9 +174,7 @@ const char *k_describe(const k_call *c, char *dst, size_t cap)
             put(&b, "nd_index_to_offset(i, %d, ", c->n);
         else
             put(&b, "nd_index_to_offset(%" PRId64 ", %d, ", c->at[0], c->n);
-        put_list(&b, c, 0, c->n);
-        put(&b, ", ");
-        put_list(&b, c, 1, c->n);
+        put_lists(&b, c, 2, c->n);
         put(&b, ", %" PRId64 ")", c->at[1]);
         if (c->at[2] > 1)
             put(&b, " for i = %" PRId64 ", %" PRId64 ", ..., %" PRId64, c->at[0],
@@ -202,9 +183,7 @@ const char *k_describe(const k_call *c, char *dst, size_t cap)
     }
     case K_SIMPLIFY_PERM:
         put(&b, "nd_simplify_permutation(%d, ", c->n);
-        put_list(&b, c, 0, c->n);
-        put(&b, ", ");
-        put_list(&b, c, 1, c->n);
+        put_lists(&b, c, 2, c->n);
         if (c->at[0])
             put(&b, ", %s, shape, perm) (in place)", c->list_null[2] ? "NULL" : "&ndim");
         else
@@ -216,9 +195,7 @@ const char *k_describe(const k_call *c, char *dst, size_t cap)
             c->dev == ND_CUDA ? "ND_CUDA" : c->dev == ND_CPU ? "ND_CPU" : "a bad device",
             c->at[3] & 1 ? "NULL" : c->at[1] ? "src+bytes" : "src",
             c->at[3] & 2 ? "NULL" : c->at[3] & 4 ? "a pointer into src" : "dst", c->at[0], c->n);
-        put_list(&b, c, 0, c->n);
-        put(&b, ", ");
-        put_list(&b, c, 1, c->n);
+        put_lists(&b, c, 2, c->n);
         if (c->code >= 0)
             put(&b, ", %d, &ran", c->code);
         put(&b, ")");
@@ -247,14 +224,14 @@ const char *k_describe(const k_call *c, char *dst, size_t cap)
     switch (c->op) {
     case K_OFFSET_OF: case K_PERMUTE:   /* a list of a's ndim entries */
         put(&b, ", ");
-        put_list(&b, c, 0, c->args[0].ndim);
+        put_lists(&b, c, 1, c->args[0].ndim);
         if (c->op == K_OFFSET_OF)
             put(&b, ", %s", c->out == K_OUT_NULL ? "NULL" : "&offset");
         break;
     case K_IS_COMPACT: put(&b, ", %s", c->out == K_OUT_NULL ? "NULL" : "&result"); break;
     case K_RESHAPE: case K_BROADCAST_TO: case K_REDUCE:
         put(&b, ", %d, ", c->n);
-        put_list(&b, c, 0, c->n);
+        put_lists(&b, c, 1, c->n);
         if (c->op == K_REDUCE)
             put(&b, ", %s", c->keepdims ? "true" : "false");
         break;
@@ -277,8 +254,12 @@ const char *k_describe(const k_call *c, char *dst, size_t cap)
     default:
         break;
     }
-    if (k_takes_out(c->op))
-        put(&b, ", %s%s", out_text(c), c->op == K_COMPACT && c->code > 0 ? ", NULL" : "");
+    if (k_takes_out(c->op) && c->out == K_OUT_NULL)
+        put(&b, ", NULL");
+    else if (k_takes_out(c->op))
+        put(&b, ", &%s", c->out >= 0 ? arg_name(c, c->out) : "out");
+    if (c->op == K_COMPACT && c->code > 0)   /* nd_compact_version's last: NULL */
+        put(&b, ", NULL");
     put(&b, ")");
     for (int i = 0; i < c->nargs; i++) {
         put(&b, "%s%s = ", i ? ", " : " with ", arg_name(c, i));
@@ -291,13 +272,13 @@ const char *k_describe(const k_call *c, char *dst, size_t cap)
 /* Comparing                                                              */
 /* ---------------------------------------------------------------------- */
 
-/* Fail with the call, what was wrong, and a hint. */
-static void wrong(const k_call *c, const char *hint, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4), noreturn));
 /* While shrinking, a failure is caught here instead of ending the test. */
 static jmp_buf *capture;
 static char captured[5000];
 
+/* Fail with the call, what was wrong, and a hint. */
+static void wrong(const k_call *c, const char *hint, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), noreturn));
 static void wrong(const k_call *c, const char *hint, const char *fmt, ...)
 {
     char call[2000], what[2400];
@@ -306,12 +287,11 @@ static void wrong(const k_call *c, const char *hint, const char *fmt, ...)
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
     k_describe(c, call, sizeof call);
-    if (capture != NULL) {
-        snprintf(captured, sizeof captured, "%s: %s%s%s", call, what,
-                 hint && hint[0] ? " Hint: " : "", hint ? hint : "");
+    snprintf(captured, sizeof captured, "%s: %s%s%s", call, what,
+             hint && hint[0] ? " Hint: " : "", hint ? hint : "");
+    if (capture != NULL)
         longjmp(*capture, 1);
-    }
-    ck_abort_msg("%s: %s%s%s", call, what, hint && hint[0] ? " Hint: " : "", hint ? hint : "");
+    ck_abort_msg("%s", captured);
     abort();   /* not reached */
 }
 
@@ -366,22 +346,20 @@ static const char *tol_text(const k_want *w, int64_t i, float want, char *t, siz
 static const char *ewise_inputs(const k_call *c, const int64_t *idx, int ndim, char *t,
                                 size_t cap)
 {
-    bool binary = c->op == K_BINARY || c->op == K_BINARY_INTO;
     t[0] = '\0';
-    if (c->op < K_BINARY || c->op > K_UNARY_INTO)
-        return t;
-    if (binary)
+    if (c->op == K_BINARY || c->op == K_BINARY_INTO)
         snprintf(t, cap, " (a = %.9g, b = %.9g there)", (double)k_input_at(c, 0, ndim, idx),
                  (double)k_input_at(c, 1, ndim, idx));
-    else
+    else if (c->op > K_BINARY_INTO && c->op <= K_UNARY_INTO)
         snprintf(t, cap, " (a = %.9g there)", (double)k_input_at(c, 0, ndim, idx));
     return t;
 }
 
 /* Values of the result (read through layout `at` from data) against want's
- * row-major values; `before` (or NULL): the data before the call, to tell
- * an element never written. */
-static void compare_values(const k_call *c, const k_want *w, const float *data, int64_t size,
+ * row-major values.  `before` (or NULL): dst's data before the call, to
+ * tell an element never written; each element judged is then taken into
+ * the reference's buffer after, which compare_buffer judges next. */
+static void compare_values(const k_call *c, k_want *w, const float *data, int64_t size,
                            const k_arr *at, const float *before, const char *what,
                            const char *hint)
 {
@@ -392,8 +370,11 @@ static void compare_values(const k_call *c, const k_want *w, const float *data, 
         if (off < 0 || off >= size)
             wrong(c, hint, "%s reaches outside its buffer", what);
         float got = data[off], want = w->vals[i];
-        if (close_enough(got, want, w, i))
+        if (close_enough(got, want, w, i)) {
+            if (before != NULL)
+                w->after[at->buf].v[off] = got;
             continue;
+        }
         char ix[300], t[100], in[200];
         bool stale = before != NULL && memcmp(&got, &before[off], sizeof got) == 0;
         wrong(c, hint, "element %s of %s is %.9g, expected %.9g%s%s%s.",
@@ -468,11 +449,11 @@ static bool names_shape(const char *msg, const k_arr *a)
 
 static void compare_error(const k_call *c, const k_want *w, const k_res *r)
 {
-    const char *name = k_op_name(c->op);
+    const char *name = op_name(c->op);
     if (r->msg[0] == '\0')
         wrong(c, "call nd_fail(status, \"op: ...\") to say what was wrong", "it failed with %s "
              "as it should, but nd_last_error() is empty.", status_name(r->status));
-    if (strstr(r->msg, c->op == K_REDUCE ? "reduce" : name) == NULL)
+    if (strstr(r->msg, name) == NULL)
         wrong(c, "a message starts with the operation's name, e.g. \"reshape: ...\"",
              "it failed with %s as it should, but its message \"%s\" does not name the "
              "operation \"%s\".", status_name(r->status), r->msg, name);
@@ -554,7 +535,7 @@ static void compare_view(const k_call *c, const k_want *w, const k_res *r, const
     compare_refcounts(c, r, w->buf);
 }
 
-static void compare_new(const k_call *c, const k_want *w, const k_res *r, const char *hint)
+static void compare_new(const k_call *c, k_want *w, const k_res *r, const char *hint)
 {
     char sh[300], ws[300];
     if (r->out_buf != K_NEWBUF)
@@ -588,21 +569,15 @@ static void compare_new(const k_call *c, const k_want *w, const k_res *r, const 
     compare_refcounts(c, r, -1);
 }
 
-static void compare_inplace(const k_call *c, const k_want *w, const k_res *r, const char *hint)
+static void compare_inplace(const k_call *c, k_want *w, const k_res *r, const char *hint)
 {
     /* the destination's elements, with the op's tolerance; then every
      * element of every buffer as the reference has it */
     int d = c->op == K_BINARY_INTO ? 2 : c->op == K_SCALAR_INTO || c->op == K_UNARY_INTO ? 1 : 0;
     const k_arr *dst = &c->args[d];
-    if (w->vals != NULL) {
+    if (w->vals != NULL)
         compare_values(c, w, r->after[dst->buf].v, r->after[dst->buf].n, dst,
                        c->bufs[dst->buf].v, "dst", hint);
-        int64_t idx[ND_MAX_DIMS];
-        for (int64_t i = 0; i < k_numel(w->ndim, w->shape); i++) {   /* judged above */
-            k_unravel(i, w->ndim, w->shape, idx);
-            w->after[dst->buf].v[k_offset(dst, idx)] = r->after[dst->buf].v[k_offset(dst, idx)];
-        }
-    }
     for (int i = 0; i < c->nbufs; i++)
         compare_buffer(c, r, i, w->after[i].v, dst, hint);
     compare_refcounts(c, r, -1);
@@ -617,17 +592,18 @@ static void compare_ints(const k_call *c, const k_want *w, const k_res *r, const
         int nd = c->n;
         int64_t n = w->ivals[0], total = w->ivals[3];
         bool whole = n == total;   /* the walk reached the end */
-        const int64_t *g = r->vals;
-        if (r->nvals < 6 || g[2] != nd || g[3] != total || g[4] != 0)
+        static const int64_t short_res[6] = { -1, -1, -1, -1, -1, -1 };
+        const int64_t *g = r->nvals < 6 ? short_res : r->vals;
+        if (g[2] != nd || g[3] != total || g[4] != 0)
             wrong(c, hint, "after nd_iter_init the iterator has ndim %" PRId64 ", total %" PRId64
-                  " and count %" PRId64 ", expected %d, %" PRId64 " and 0.", r->nvals < 6 ? -1 : g[2],
-                  r->nvals < 6 ? -1 : g[3], r->nvals < 6 ? -1 : g[4], nd, total);
+                  " and count %" PRId64 ", expected %d, %" PRId64 " and 0.", g[2], g[3], g[4],
+                  nd, total);
         if (g[0] != n)
             wrong(c, hint, "nd_iter_next returned true %" PRId64 " times, expected %" PRId64
-                  " (once per position%s).", g[0], n, n == 1 && nd == 0 ? ": a scalar has one" : "");
-        for (int64_t i = 0; i <= n && nd > 0; i++) {
-            if (i == n && (n == 0 || !whole))
-                break;
+                  " (once per position%s).", g[0], n, n == 1 && nd == 0 ? ": a scalar has one"
+                                                                        : "");
+        /* each position, then (once the walk ended) the index left unchanged */
+        for (int64_t i = 0; nd > 0 && i < n + (whole && n > 0); i++) {
             const int64_t *p = g + 6 + i * nd, *x = w->ivals + 6 + i * nd;
             if (memcmp(p, x, (size_t)nd * sizeof *p) != 0)
                 wrong(c, hint, i < n ? "call %" PRId64 " of nd_iter_next gave the position %s, "
@@ -661,23 +637,6 @@ static void compare_ints(const k_call *c, const k_want *w, const k_res *r, const
         }
         return;
     }
-    if (c->op == K_INDEX_TO_OFFSET) {
-        int64_t step = c->at[3] > 0 ? c->at[3] : 1, idx[ND_MAX_DIMS];
-        bool stub = r->nvals >= w->nvals;   /* the offset for every i, as the stub gives */
-        for (int i = 0; i < w->nvals && stub; i++)
-            stub = r->vals[i] == c->at[1];
-        for (int i = 0; i < w->nvals; i++) {
-            int64_t g = i < r->nvals ? r->vals[i] : K_POISON64, pos = c->at[0] + i * step;
-            if (g == w->ivals[i])
-                continue;
-            k_unravel(pos, c->n, c->list[0], idx);
-            wrong(c, hint, "for i = %" PRId64 ", the multi-index %s, it returned %" PRId64
-                  ", expected %" PRId64 "%s.", pos, k_ints(c->n, idx, a, sizeof a), g,
-                  w->ivals[i], stub ? ": the offset itself for every i, as the stub of "
-                  "offset_of gives (not implemented: offset_of (lesson 6))" : "");
-        }
-        return;
-    }
     for (int i = 0; i < w->nvals; i++) {
         int64_t g = i < r->nvals ? r->vals[i] : K_POISON64, x = w->ivals[i];
         if (g == x)
@@ -696,6 +655,17 @@ static void compare_ints(const k_call *c, const k_want *w, const k_res *r, const
                                              "transpose2" };
             wrong(c, hint, "*ran is %" PRId64 " (%s), expected %" PRId64 " (%s).", g,
                   g >= 0 && g <= 4 ? v[g] : "no version", x, x >= 0 && x <= 4 ? v[x] : "?");
+        }
+        case K_INDEX_TO_OFFSET: {   /* entry i: position at[0] + i * at[3] */
+            int64_t pos = c->at[0] + i * (c->at[3] > 0 ? c->at[3] : 1), idx[ND_MAX_DIMS];
+            bool stub = r->nvals >= w->nvals;   /* the offset for every i, as the stub gives */
+            for (int j = 0; j < w->nvals && stub; j++)
+                stub = r->vals[j] == c->at[1];
+            k_unravel(pos, c->n, c->list[0], idx);
+            wrong(c, hint, "for i = %" PRId64 ", the multi-index %s, it returned %" PRId64
+                  ", expected %" PRId64 "%s.", pos, k_ints(c->n, idx, a, sizeof a), g, x,
+                  stub ? ": the offset itself for every i, as the stub of offset_of gives (not "
+                  "implemented: offset_of (lesson 6))" : "");
         }
         default:
             if (g == K_POISON64)
@@ -803,7 +773,8 @@ static void compare(const k_call *c, k_want *w, const k_res *r, const char *hint
 /* The test's entry points                                                */
 /* ---------------------------------------------------------------------- */
 
-const k_res *k_run(k_ctx *k, const k_call *c)
+/* Run c and return the raw result, valid until the case ends. */
+static const k_res *run(k_ctx *k, const k_call *c)
 {
     k_drain(k);
     if (k->have_res)
@@ -885,7 +856,7 @@ static char *shrink(k_ctx *k, const k_call *c, nd_status status, const char *hin
             if (w.status != status)
                 continue;
             budget--;
-            const char *m = compared(&cand[i], &w, k_run(k, &cand[i]), hint);
+            const char *m = compared(&cand[i], &w, run(k, &cand[i]), hint);
             if (m != NULL) {
                 snprintf(found, sizeof found, "%s", m);
                 best = cand[i];
@@ -924,14 +895,11 @@ static void failed(k_ctx *k, const k_call *c, k_want *w, const k_res *r, const c
                  first, hint && hint[0] ? " Hint: " : "", hint ? hint : "");
 }
 
-/* In the grader (K_REMOTE) a checked call goes out ahead of its result:
- * the test goes on making the next calls while the executor runs this
- * one, and the results are judged in the order of the calls when K_AHEAD
- * are in flight (or K_AHEAD_BYTES of buffers), when the pipe to the
- * executor is full, and at the end of the test.  Each call keeps its
- * case's memory until it is judged.  A call and its result then cost one
- * wake-up of each process per batch, not one per call; the verdict is the
- * same, first failing call first. */
+/* In the grader (K_REMOTE) a checked call goes out ahead of its result
+ * (README.md, "Where the verdict is taken"): results are judged in the
+ * order of the calls when K_AHEAD are in flight (or K_AHEAD_BYTES of
+ * buffers), when the pipe to the executor is full, and at the end of the
+ * test.  Each call keeps its case's memory until it is judged. */
 #define K_AHEAD 64
 #define K_AHEAD_BYTES ((int64_t)16 << 20)
 
@@ -1019,20 +987,40 @@ static void send_ahead(k_ctx *k, const k_call *c, const k_want *w, const char *h
         judge_oldest(k);
 }
 
-static void check_with(k_ctx *k, const k_call *c, k_want *w, const char *hint)
+/* k_check, and k_expect's `status` when it is not -1. */
+static void check_as(k_ctx *k, k_call *c, int status, const char *hint)
 {
+    if (c->op == K_ITER && c->at[0] == 0) {   /* the odometer's cap: a few calls past the end */
+        int64_t n = c->n >= 0 && c->n <= ND_MAX_DIMS ? k_numel(c->n, c->list[0]) : 0;
+        c->at[0] = (n >= 0 && n <= (1 << 20) ? n : 0) + 2;
+    }
+    k_want w = k_reference(k, c);
+    if (status != -1 && w.status != (nd_status)status) {
+        char call[2000];
+        k_fail("test error: the reference expects %s for %s, the test %s (%s)",
+               status_name(w.status), k_describe(c, call, sizeof call),
+               status_name((nd_status)status), w.why ? w.why : "");
+    }
     hint = hint ? hint : k->test->hint;
     if (k->where == K_REMOTE) {
-        send_ahead(k, c, w, hint);
+        send_ahead(k, c, &w, hint);
         return;
     }
-    const k_res *r = k_run(k, c);
-    const char *m = compared(c, w, r, hint);
-    if (m == NULL) {
-        k_case_end(k);
-        return;
-    }
-    failed(k, c, w, r, m, hint);
+    const k_res *r = run(k, c);
+    const char *m = compared(c, &w, r, hint);
+    if (m != NULL)
+        failed(k, c, &w, r, m, hint);   /* ends the test */
+    k_case_end(k);
+}
+
+void k_check(k_ctx *k, k_call *c, const char *hint)
+{
+    check_as(k, c, -1, hint);
+}
+
+void k_expect(k_ctx *k, k_call *c, nd_status status, const char *hint)
+{
+    check_as(k, c, (int)status, hint);
 }
 
 /* Performance: the counters the instrumented executor appended to a
@@ -1045,7 +1033,7 @@ void k_check_perf(k_ctx *k, k_call *c, const k_perf *rules, int n, const char *h
     hint = hint ? hint : k->test->hint;
     c->profile = true;
     k_want w = k_reference(k, c);
-    const k_res *r = k_run(k, c);
+    const k_res *r = run(k, c);
     const char *m = compared(c, &w, r, hint);
     if (m != NULL)
         ck_abort_msg("%s", m);   /* a wrong answer first: its speed means nothing */
@@ -1109,35 +1097,6 @@ void k_check_perf(k_ctx *k, k_call *c, const k_perf *rules, int n, const char *h
               rule->kind < K_SHARED_LOAD ? "sectors" : "wavefronts", ideal, bytes);
     }
     k_case_end(k);
-}
-
-/* The odometer's cap: a few calls past the positions there should be. */
-static void iter_cap(k_call *c)
-{
-    if (c->op != K_ITER || c->at[0] != 0)
-        return;
-    int64_t n = c->n >= 0 && c->n <= ND_MAX_DIMS ? k_numel(c->n, c->list[0]) : 0;
-    c->at[0] = (n >= 0 && n <= (1 << 20) ? n : 0) + 2;
-}
-
-void k_check(k_ctx *k, k_call *c, const char *hint)
-{
-    iter_cap(c);
-    k_want w = k_reference(k, c);
-    check_with(k, c, &w, hint);
-}
-
-void k_expect(k_ctx *k, k_call *c, nd_status status, const char *hint)
-{
-    iter_cap(c);
-    k_want w = k_reference(k, c);
-    if (w.status != status) {
-        char call[2000];
-        k_fail("test error: the reference expects %s for %s, the test %s (%s)",
-               status_name(w.status), k_describe(c, call, sizeof call),
-               status_name(status), w.why ? w.why : "");
-    }
-    check_with(k, c, &w, hint);
 }
 
 /* A copy of call c whose buffers live in the current case's memory: for

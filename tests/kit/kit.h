@@ -1,27 +1,14 @@
 /*
- * kit.h -- the test kit: generators, one independent reference per
- * operation, and the comparison that writes every message.  The public
- * tests (tests/test_NN_*.c) and the hidden tests (grader/hidden/) are
- * short declarations over it.
+ * kit.h -- the test kit the public tests (tests/test_NN_*.c) and the
+ * hidden tests (grader/hidden/) are short declarations over (README.md).
  *
- * A test builds CALLS: pure data (the operation, host copies of the
- * buffers, the views of them passed as arguments, the other arguments).
- * Checking a call takes three independent pieces: the reference (ref.c)
- * says what it must do, from plain loops over host data, never calling
- * the library; the executor (exec.c), the only code that runs lesson code,
- * makes the arrays on the test's device, calls the library and reports a
- * RAW result (status, message, output struct, buffers after, refcounts);
- * the comparison (check.c) fails the test with a message that names the
- * call and its inputs in the API's terms, the first wrong element by
- * multi-index, expected and got, and the hint of the check that failed.
- *
- * For a student the executor runs in the test's own process (fast,
- * debuggable with gdb).  The grader runs it in a separate, sandboxed
- * process that holds the submission and only streams raw results back
- * (wire.c) to the test, the reference and the verdict, in a process that
- * never loads submitted code: nothing the submission does in its own
- * process (exiting early, signal handlers, writing to descriptors,
- * printing) can make a test pass.
+ * A test builds CALLS: pure data.  Three independent pieces check one: the
+ * reference (ref.c) says what it must do, from plain loops over host data;
+ * the executor (exec.c), the only code that runs lesson code, reports a RAW
+ * result; the comparison (check.c) judges it and writes the message.  The
+ * grader runs the executor in a separate, sandboxed process (wire.c), so
+ * nothing the submission does in its own process (exiting early, signal
+ * handlers, printing) can make a test pass.
  */
 #ifndef ND_KIT_H
 #define ND_KIT_H
@@ -434,20 +421,13 @@ void k_check_bad_arrays(k_ctx *k, const k_call *valid);
  * device, a on the CPU with b or dst on the device: ND_ERR_DEVICE. */
 void k_check_ewise_refusals(k_ctx *k, k_op op, int nmore, const int *more);
 
-/* Run c and return the raw result without judging it (for the few tests
- * that check a property across calls).  Valid until the case ends. */
-const k_res *k_run(k_ctx *k, const k_call *c);
-
 /* For tools outside the runner (the fuzzer): raw result r of call c (from
  * k_exec) against what the reference says; the failure message (valid
  * until the next judgement), or NULL when r is right. */
 const char *k_judge(k_ctx *k, const k_call *c, const k_res *r);
 
-/* Performance, from the CUDA emulator's counters (grader/emu/README.md,
- * "Profiling"): the hidden tests of lessons 6 and 7 marked K_PROFILED run
- * on an executor whose CUDA code is built with the emulator's
- * instrumentation.  The executor only sends the counts, summed over every
- * kernel the call launched; each rule is judged here. */
+/* Performance (README.md): rules on the CUDA emulator's counters, summed
+ * over the kernels a call launched (grader/emu/README.md, "Profiling"). */
 enum { K_GLOBAL_LOAD, K_GLOBAL_STORE, K_SHARED_LOAD, K_SHARED_STORE };
 typedef struct k_perf {
     int kind;            /* K_GLOBAL_LOAD .. K_SHARED_STORE                    */
@@ -467,12 +447,13 @@ typedef struct k_perf {
  * the counters of the kernels it launched. */
 void k_check_perf(k_ctx *k, k_call *c, const k_perf *rules, int n, const char *hint);
 
-/* Fail the test: "what: message" with the call described. */
+/* Fail the test with a printf-style message; K_REQUIRE: unless cond. */
 #define k_fail(...) ck_abort_msg(__VA_ARGS__)
 #define K_REQUIRE(cond, ...) \
     do { if (!(cond)) ck_abort_msg(__VA_ARGS__); } while (0)
 
-/* "nd_reshape(a, (6,4)) with a = shape=(2,3,4) strides=(12,4,1) offset=0" */
+/* "nd_reshape(a, 2, (6,4), &out) with a = shape=(2,3,4) strides=(12,4,1)
+ * offset=0 over a buffer of 24 floats" */
 const char *k_describe(const k_call *c, char *dst, size_t cap);
 /* "(1,2,0)" */
 char *k_ints(int n, const int64_t *v, char *dst, size_t cap);

@@ -70,9 +70,6 @@ void k_receive(k_ctx *k, const k_call *c, uint32_t seq, k_res *r);
 void k_exec_failed(k_ctx *k, const k_call *c, const char *err);
 void k_abandon(k_ctx *k);
 
-/* The operation's name as the library's messages give it ("reshape"). */
-const char *k_op_name(k_op op);
-
 /* The wire (wire.c): a call to the executor, a raw result back, each a
  * frame.  k_read_* validate everything and return an error text (static)
  * or NULL.  k_write_call returns c's sequence number, 0 if the executor is
