@@ -3,12 +3,10 @@
  * nd_compact_strides, nd_is_compact, nd_offset_of, nd_reshape, nd_permute,
  * nd_broadcast_to, nd_slice, nd_diagonal, then views of views.
  *
- * Calls over the kit (tests/kit/kit.h): it makes the input views with
- * nd_as_strided, so a test needs only the function it tests; its reference
- * says what each call must do (the view's shape, the strides of its axes
- * longer than 1 and its offset, or the error), and its comparison writes
- * the message.  A view shares a's buffer with one more reference and
- * changes neither a nor the data; a failed call leaves its output as it was.
+ * Calls over the kit (tests/kit/README.md, "Views"): its inputs are made
+ * with nd_as_strided, so a test needs only the function it tests.  A view
+ * shares a's buffer with one more reference and changes neither a nor the
+ * data; a failed call leaves its output as it was.
  */
 #include "kit.h"
 
