@@ -266,11 +266,10 @@ static void rows_of_every_stride(k_ctx *k)
      * itself (step 0 here) */
     static const int64_t lengths[] = { 1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 48,
                                        49, 63, 64, 65, 100, 127, 128, 129, 255, 256, 257, 1001 };
-    static const int64_t dst_steps[] = { 1, -1, 2, 0 }, a_steps[] = { 1, -1, 2, 0 },
-                         b_steps[] = { 1, -1, 3, 0 };
+    static const int64_t steps[] = { 1, -1, 2, 0 }, b_steps[] = { 1, -1, 3, 0 };
     for (int i = 0; i < 27 * 64 * 4; i++) {
         int f = i / 4 % 64;
-        int64_t sd = dst_steps[f / 16], sa = a_steps[f / 4 % 4];
+        int64_t sd = steps[f / 16], sa = steps[f / 4 % 4];
         k_op op = (k_op[]){ K_BINARY_INTO, K_SCALAR_INTO, K_UNARY_INTO, K_BINARY }[i % 4];
         if (sd == 0 && sa == 0)
             continue;   /* dst is a: a must not repeat elements */

@@ -2,12 +2,11 @@
  * test_04_reduce.c -- public tests of lesson 4: nd_reduce, the sum and the
  * max over any set of axes, with and without keepdims.
  *
- * Each test makes calls over the kit (tests/kit/kit.h): the kit builds the
- * inputs with nd_as_strided (never with lesson 1 or 2 functions), its
- * reference says what each call must do (NumPy's shape; a max exactly; a
- * sum exactly when every partial sum is a float, else within the bound a
- * pairwise sum meets, see tests/kit/ref.c), and its comparison writes the
- * message.  The tests follow the lesson: sums first, then the max.
+ * The kit builds the inputs with nd_as_strided (never with lesson 1 or 2
+ * functions); its reference wants NumPy's shape, a max exactly, and a sum
+ * exactly when every partial sum is a float, else within the bound a
+ * pairwise sum meets (tests/kit/ref.c).  The tests follow the lesson: sums
+ * first, then the max.
  */
 #include "kit.h"
 
@@ -56,36 +55,39 @@ static void examples(k_ctx *k, int op, const example *e, int n, int64_t size, k_
     }
 }
 
+/* Views of a buffer of 24 floats, and their sums worked out by hand; the
+ * max takes them too. */
+static const example EXAMPLES[] = {
+    { "column sums of a (2,3) array: shape (3,)", 2, { 2, 3 }, { 3, 1 }, 0, 1, { 0 }, false },
+    { "row sums: shape (2,)", 2, { 2, 3 }, { 3, 1 }, 0, 1, { 1 }, false },
+    { "row sums, axis -1, keepdims: shape (2,1)", 2, { 2, 3 }, { 3, 1 }, 0, 1, { -1 }, true },
+    { "both axes listed: a 0-d result", 2, { 2, 3 }, { 3, 1 }, 0, 2, { 0, 1 }, false },
+    { "both axes listed from the end: a 0-d result", 2, { 2, 3 }, { 3, 1 }, 0, 2, { -1, -2 },
+      false },
+    { "every axis (ND_ALL_AXES, axes NULL), keepdims: shape (1,1)", 2, { 2, 3 }, { 3, 1 },
+      0, ND_ALL_AXES, { 0 }, true },
+    { "no axis (naxes 0): a copy", 2, { 2, 3 }, { 3, 1 }, 0, 0, { 0 }, false },
+    { "axes (0,2) of a (2,3,4) array: shape (3,)", 3, { 2, 3, 4 }, { 12, 4, 1 }, 0, 2,
+      { 0, 2 }, false },
+    { "axes (2,0), keepdims: shape (1,3,1)", 3, { 2, 3, 4 }, { 12, 4, 1 }, 0, 2, { 2, 0 }, true },
+    { "axes (-1,-3), the same as (0,2)", 3, { 2, 3, 4 }, { 12, 4, 1 }, 0, 2, { -1, -3 }, false },
+    { "axis 1, keepdims: shape (2,1,4), not (2,4,1)", 3, { 2, 3, 4 }, { 12, 4, 1 }, 0, 1,
+      { 1 }, true },
+    { "every axis of (2,3,4)", 3, { 2, 3, 4 }, { 12, 4, 1 }, 0, ND_ALL_AXES, { 0 }, false },
+    { "row sums of a transpose (strides (1,3))", 2, { 3, 2 }, { 1, 3 }, 0, 1, { 1 }, false },
+    { "column sums of a transpose", 2, { 3, 2 }, { 1, 3 }, 0, 1, { 0 }, false },
+    { "a reversed row (stride -1, offset 5)", 1, { 6 }, { -1 }, 5, 1, { 0 }, false },
+    { "column sums of a broadcast row (stride 0)", 2, { 3, 4 }, { 0, 1 }, 0, 1, { 0 }, false },
+    { "row sums of a broadcast row, keepdims", 2, { 3, 4 }, { 0, 1 }, 4, 1, { 1 }, true },
+    { "every other element, from offset 1", 1, { 4 }, { 2 }, 1, 1, { 0 }, false },
+    { "a scalar (ndim 0) at offset 5, every axis, keepdims", 0, { 0 }, { 0 }, 5,
+      ND_ALL_AXES, { 0 }, true },
+};
+#define NEXAMPLES (int)(sizeof EXAMPLES / sizeof EXAMPLES[0])
+
 static void reduce_examples(k_ctx *k)
 {
-    static const example cases[] = {
-        { "column sums of a (2,3) array: shape (3,)", 2, { 2, 3 }, { 3, 1 }, 0, 1, { 0 }, false },
-        { "row sums: shape (2,)", 2, { 2, 3 }, { 3, 1 }, 0, 1, { 1 }, false },
-        { "row sums, axis -1, keepdims: shape (2,1)", 2, { 2, 3 }, { 3, 1 }, 0, 1, { -1 },
-          true },
-        { "both axes listed: a 0-d result", 2, { 2, 3 }, { 3, 1 }, 0, 2, { 0, 1 }, false },
-        { "every axis (ND_ALL_AXES, axes NULL), keepdims: shape (1,1)", 2, { 2, 3 }, { 3, 1 },
-          0, ND_ALL_AXES, { 0 }, true },
-        { "no axis (naxes 0): a copy", 2, { 2, 3 }, { 3, 1 }, 0, 0, { 0 }, false },
-        { "axes (0,2) of a (2,3,4) array: shape (3,)", 3, { 2, 3, 4 }, { 12, 4, 1 }, 0, 2,
-          { 0, 2 }, false },
-        { "axes (2,0), keepdims: shape (1,3,1)", 3, { 2, 3, 4 }, { 12, 4, 1 }, 0, 2, { 2, 0 },
-          true },
-        { "axes (-1,-3), the same as (0,2)", 3, { 2, 3, 4 }, { 12, 4, 1 }, 0, 2, { -1, -3 },
-          false },
-        { "axis 1, keepdims: shape (2,1,4), not (2,4,1)", 3, { 2, 3, 4 }, { 12, 4, 1 }, 0, 1,
-          { 1 }, true },
-        { "every axis of (2,3,4)", 3, { 2, 3, 4 }, { 12, 4, 1 }, 0, ND_ALL_AXES, { 0 }, false },
-        { "row sums of a transpose (strides (1,3))", 2, { 3, 2 }, { 1, 3 }, 0, 1, { 1 }, false },
-        { "a reversed row (stride -1, offset 5)", 1, { 6 }, { -1 }, 5, 1, { 0 }, false },
-        { "column sums of a broadcast row (stride 0)", 2, { 3, 4 }, { 0, 1 }, 0, 1, { 0 },
-          false },
-        { "row sums of a broadcast row, keepdims", 2, { 3, 4 }, { 0, 1 }, 4, 1, { 1 }, true },
-        { "every other element, from offset 1", 1, { 4 }, { 2 }, 1, 1, { 0 }, false },
-        { "a scalar (ndim 0) at offset 5, every axis, keepdims", 0, { 0 }, { 0 }, 5,
-          ND_ALL_AXES, { 0 }, true },
-    };
-    examples(k, ND_SUM, cases, (int)(sizeof cases / sizeof cases[0]), 24, K_DISTINCT, NULL);
+    examples(k, ND_SUM, EXAMPLES, NEXAMPLES, 24, K_DISTINCT, NULL);
 }
 
 /* k_count(k, 700) random reductions (op) of random views of 0..8 axes,
@@ -255,18 +257,7 @@ static void reduce_sum_accuracy(k_ctx *k)
 
 static void reduce_max_random(k_ctx *k)
 {
-    static const example cases[] = {
-        { "column maxima of a (2,3) array", 2, { 2, 3 }, { 3, 1 }, 0, 1, { 0 }, false },
-        { "row maxima", 2, { 2, 3 }, { 3, 1 }, 0, 1, { 1 }, false },
-        { "max over axes (-1,-2): a 0-d result", 2, { 2, 3 }, { 3, 1 }, 0, 2, { -1, -2 },
-          false },
-        { "max over axis 1 of a (2,3,4) array", 3, { 2, 3, 4 }, { 12, 4, 1 }, 0, 1, { 1 },
-          false },
-        { "max over axes (0,2), keepdims", 3, { 2, 3, 4 }, { 12, 4, 1 }, 0, 2, { 0, 2 }, true },
-        { "column maxima of a transpose", 2, { 3, 2 }, { 1, 3 }, 0, 1, { 0 }, false },
-        { "a scalar, max", 0, { 0 }, { 0 }, 5, ND_ALL_AXES, { 0 }, false },
-    };
-    examples(k, ND_MAX, cases, (int)(sizeof cases / sizeof cases[0]), 24, K_NEGATIVE, NULL);
+    examples(k, ND_MAX, EXAMPLES, NEXAMPLES, 24, K_NEGATIVE, MAX_HINT);
     random_reductions(k, ND_MAX, (const k_fill[]){ K_NEGATIVE, K_RANDOM, K_SPECIAL }, MAX_HINT);
 }
 

@@ -3,12 +3,10 @@
  * tiled nd_matmul, NumPy's matmul on strided views: (..., m, k) @
  * (..., k, n) -> (..., m, n), the batch axes broadcast.
  *
- * Each test makes calls over the kit (tests/kit/kit.h): inputs are views
- * made with nd_as_strided, the kit's reference multiplies in double (small
- * integers exactly; floats within the dot-product bound, see
- * tests/kit/ref.c) and its comparison writes the message.  Every test but
- * the first runs both functions; all need for_each_matrix (the batch loop,
- * at the end of the lesson), as even a 2-D product is a batch of one.
+ * The kit's reference multiplies in double: small integers exactly, floats
+ * within the dot-product bound (tests/kit/ref.c).  Every test but the first
+ * runs both functions; all need for_each_matrix (the batch loop, at the end
+ * of the lesson), as even a 2-D product is a batch of one.
  */
 #include "kit.h"
 

@@ -6,9 +6,7 @@
  * matrices than one pass of the grid covers.
  *
  * Every test of lessons 2-5 also runs on the CUDA device, as "name[cuda]";
- * those cases count for this lesson too.  Each test here is calls over the
- * kit (tests/kit/kit.h), whose reference says what each must give (host
- * loops, index by index) and whose comparison writes the message.
+ * those cases count for this lesson too.
  */
 #include "kit.h"
 
@@ -51,9 +49,7 @@ static void matmuls(k_ctx *k, int nd, const int64_t *sa, int bnd, const int64_t 
                     const char *hint)
 {
     for (int tiled = 0; tiled < 2; tiled++) {
-        k_call c = k_new(k, tiled ? K_MATMUL : K_MATMUL_NAIVE);
-        k_arg(&c, k_view(k, &c, nd, sa, how, K_RANDOM));
-        k_arg(&c, k_view(k, &c, bnd, sb, how, K_RANDOM));
+        k_call c = k_product(k, tiled ? K_MATMUL : K_MATMUL_NAIVE, nd, sa, bnd, sb, how, K_RANDOM);
         k_check(k, &c, hint);
     }
 }

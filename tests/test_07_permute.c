@@ -4,13 +4,12 @@
  * nd_permute_bytes_version), and nd_compact of permuted views on the CUDA
  * device, which goes through lesson 7.
  *
- * Each test makes calls over the kit (tests/kit/kit.h): the kit's reference
- * says what each call must do (the simplified permutation, the version the
- * plan must choose or refuse, every byte of dst and of the 64 guard bytes
- * after it), and its comparison writes the message.  Sources are random
- * bytes, dst starts as other bytes, so that a byte never written shows.
- * The [cpu] cases run the plan and the index helper (every version is one
- * host loop there); the [cuda] cases run the kernels.
+ * The kit's reference wants the simplified permutation, the version the
+ * plan must choose or refuse, and every byte of dst and of the 64 guard
+ * bytes after it.  Sources are random bytes, dst starts as other bytes, so
+ * that a byte never written shows.  The [cpu] cases run the plan and the
+ * index helper (every version is one host loop there); the [cuda] cases run
+ * the kernels.
  */
 #include "kit.h"
 
@@ -251,11 +250,11 @@ static void permute_choice(k_ctx *k)
  * axes, or all of size 1): every version copies it. */
 static void permute_empty_and_one(k_ctx *k)
 {
+    static const int64_t empty[3] = { 4, 0, 3 }, perm[3] = { 2, 0, 1 };
     for (int v = 0; v <= 2; v++) {
-        k_call c = k_permute_call(k, 4, 3, (int64_t[]){ 4, 0, 3 }, (int64_t[]){ 2, 0, 1 }, v,
-                                  0, 0);
-        k_check(k, &c, "a shape with a size-0 axis has no elements: return ND_OK at once");
-        c = k_permute_call(k, 4, 3, (int64_t[]){ 4, 0, 3 }, (int64_t[]){ 2, 0, 1 }, v, 0, 0);
+        permute(k, 4, 3, empty, perm, v, 0, 0, "a shape with a size-0 axis has no elements: "
+                "return ND_OK at once");
+        k_call c = k_permute_call(k, 4, 3, empty, perm, v, 0, 0);
         c.at[3] = 3;   /* src and dst NULL */
         k_check(k, &c, "with no elements, src and dst may be NULL");
     }

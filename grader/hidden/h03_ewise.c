@@ -25,7 +25,8 @@
 /* The i-th of the 85 shapes of 0..3 axes with sizes 0..3; returns ndim. */
 static int small_shape(int i, int64_t *shape)
 {
-    int n = i == 0 ? 0 : i < 5 ? 1 : i < 21 ? 2 : 3, x = i - (n == 0 ? 0 : n == 1 ? 1 : n == 2 ? 5 : 21);
+    int n = i == 0 ? 0 : i < 5 ? 1 : i < 21 ? 2 : 3;
+    int x = i - (n == 0 ? 0 : n == 1 ? 1 : n == 2 ? 5 : 21);   /* its index among them */
     for (int d = 0; d < n; d++, x /= 4)
         shape[d] = x % 4;
     return n;

@@ -2,16 +2,10 @@
  * h04_reduce.c -- hidden tests of lesson 4: nd_reduce, the sum and the max
  * over any set of axes, with and without keepdims.  Most are public tests
  * of tests/test_04_reduce.c run again (K_AGAIN: other seeds, up to 12
- * times their random calls).  Their own:
- *
- *   axes        every subset of the axes of 4-D views, each listed in every
- *               order with random signs, keepdims on and off; every 3-D
- *               shape with sizes 0..3 and every axis set
- *   layouts     one element on 1..8 axes of stride 0 (a sum over a
- *               broadcast is count x value)
- *   sums        long axes (2^22 terms) in many layouts within the pairwise
- *               bound (tests/kit/ref.c); more than 2^31 terms (a
- *               broadcast): counts are int64_t
+ * times their random calls).  Their own: every subset of the axes of 4-D
+ * views listed in every order, every 3-D shape with sizes 0..3, one
+ * element broadcast over 1..8 axes, and long sums: 2^22 terms within the
+ * pairwise bound (tests/kit/ref.c), more than 2^31 terms (int64_t counts).
  */
 #include "kit.h"
 
@@ -41,6 +35,8 @@ static k_fill fill_for(int op, int i)
 /* Axes                                                                   */
 /* ---------------------------------------------------------------------- */
 
+/* Every subset of the axes of 4-D views, listed in every order with random
+ * signs (and all of them as ND_ALL_AXES, none as axes NULL). */
 static void subsets(k_ctx *k, int op)
 {
     static const int64_t shapes[][4] = {

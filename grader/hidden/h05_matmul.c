@@ -2,12 +2,9 @@
  * h05_matmul.c -- hidden tests of lesson 5: nd_matmul (tiled) and
  * nd_matmul_naive, NumPy's matmul on strided views.  Most are the public
  * tests of tests/test_05_matmul.c run again (K_AGAIN: other seeds,
- * k_count's cases scaled): every pair (m, n) of sizes around the register
- * tiles, depths around every plausible KC, rows and columns around MC and
- * NC; hundreds of random products of views; every pair of batch shapes of
- * 0..3 axes; named views, one buffer as both inputs, out == a or b; every
- * error.  Their own: larger products (257x513x129 and friends for both;
- * 600x700x900, 530x520x300 and 40x300x4200 for the tiled one), exactly.
+ * k_count's cases scaled).  Their own: larger products (257x513x129 and
+ * friends for both; 600x700x900, 530x520x300 and 40x300x4200 for the tiled
+ * one), exactly.
  *
  * Small integers make every sum exact (the kit's reference then wants the
  * exact value); floats are held to the dot-product bound (tests/kit/ref.c).

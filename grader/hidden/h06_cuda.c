@@ -68,9 +68,8 @@ static void ewise_coalesces(k_ctx *k)
           "neighbouring elements" },
     };
     int64_t shape[] = { 64, 200 };
-    k_call c = k_new(k, K_BINARY);
+    k_call c = k_on_array(k, K_BINARY, 2, shape);
     c.code = ND_ADD;
-    k_arg(&c, k_compact(k, &c, 2, shape, K_RANDOM));
     k_arg(&c, k_compact(k, &c, 2, shape, K_RANDOM));
     k_check_perf(k, &c, rules, 2, NULL);
 }

@@ -2,14 +2,11 @@
  * h07_permute.c -- hidden tests of lesson 7: nd_simplify_permutation and
  * nd_permute_bytes (every element size, every version, both devices).
  * Most are the public tests of tests/test_07_permute.c run again (K_AGAIN:
- * other seeds, k_count's cases scaled): random shapes and permutations,
- * rows moved in units narrower than an element, the tiled transposes at
- * every pair of sizes around their tiles, grids past the block cap, every
- * error with the outputs untouched, nd_compact of permuted blocks on CUDA.
- * Their own are performance, from the CUDA emulator's counters (its
- * instrumented build, GPU or not): the tiled transpose reads and writes
- * whole sectors and its tile has no bank conflict; the generic kernel
- * moves 16 bytes a thread where the rows allow it.
+ * other seeds, k_count's cases scaled).  Their own are performance, from
+ * the CUDA emulator's counters (its instrumented build, GPU or not): the
+ * tiled transpose reads and writes whole sectors and its tile has no bank
+ * conflict; the generic kernel moves 16 bytes a thread where the rows
+ * allow it.
  */
 #include "kit.h"
 
