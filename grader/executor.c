@@ -32,7 +32,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "executor: cannot lock down: %s\n", sb_error());
         return 3;
     }
-    int rc = k_serve(0, 3);
+    int rc = k_serve(0, 3, k_exec);
     /* After the last result, the CPU time this process used: the sandbox
      * runs it below bubblewrap, whose wait status carries no usage of its
      * own child, so this is the only account of it (it sets the limits

@@ -4,22 +4,21 @@
  * each test's own process, so a test is fast and can be debugged with gdb.
  *
  *   run_tests [-l LESSON]... [-t TEST] [-r results.tsv] [-j JOBS] [-q | -v]
- *             [-x EXECUTOR] [-T times.tsv] [-C cpu.tsv]
+ *             [-T times.tsv] [-C cpu.tsv]
  *
  * -l picks lessons (repeatable), -t one test by name ("reshape_random" or
  * "reshape_random[cpu]"), -r also writes one line per test for scripts:
  * lesson, test, result (pass, fail, crash or timeout), message.  -j runs
- * that many tests at once (default: the number of cores).  -x sends every
- * call to the executor program EXECUTOR instead (the sanitizer build).
- * Each test may use 10 times the CPU seconds the solution's test takes
- * (-T, by default tests/times.tsv, written by `make times`), at least 1 s
- * (2 s under the sanitizers); once timeouts have used 10 s, the tests left
- * get 3 times the solution's, so an endless loop in a function every test
- * calls costs seconds, not minutes.  -C writes each passing test's CPU
- * seconds ("name<TAB>seconds", what make times keeps).  ND_TEST_TIME_SCALE=N
+ * that many tests at once (default: the number of cores).  Each test may
+ * use 20 times the CPU seconds the solution's test takes (-T, by default
+ * tests/times.tsv, written by `make times`), at least 1.5 s (3 s under the
+ * sanitizers); once timeouts have used 10 s, the tests left get 3 times the
+ * solution's, so an endless loop in a function every test calls costs
+ * seconds, not minutes.  -C writes each passing test's CPU seconds
+ * ("name<TAB>seconds", what make times keeps).  ND_TEST_TIME_SCALE=N
  * multiplies every limit (for tools that slow programs down, such as
- * compute-sanitizer).  The last line is
- * "N passed, N failed"; the exit status is 0 only when nothing failed.
+ * compute-sanitizer).  The last line is "N passed, N failed"; the exit
+ * status is 0 only when nothing failed.
  *
  * The output is for a learner: the first failure in full (its message, its
  * hint on a line of its own, how to rerun it), then each later failure on
@@ -350,18 +349,10 @@ static void progress(const k_case *c, int done, int total, bool started)
     fflush(stdout);
 }
 
-static const char *executor;
-
-static const char *executor_for(const k_case *c)
-{
-    (void)c;
-    return executor;
-}
-
 static void usage(void)
 {
     fprintf(stderr, "usage: run_tests [-l LESSON]... [-t TEST] [-r results.tsv] [-j JOBS] "
-                    "[-q | -v] [-x EXECUTOR] [-T times.tsv]\n");
+                    "[-q | -v] [-T times.tsv]\n");
     exit(2);
 }
 
@@ -370,7 +361,7 @@ int main(int argc, char **argv)
     bool want[64] = { false }, any_lesson = false, quiet = false, verbose = false;
     const char *results_path = NULL, *only = NULL, *times = NULL, *cpu_path = NULL;
     int opt, jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    while ((opt = getopt(argc, argv, "l:t:r:qvj:x:T:C:")) != -1) {
+    while ((opt = getopt(argc, argv, "l:t:r:qvj:T:C:")) != -1) {
         switch (opt) {
         case 'l': {
             int l = atoi(optarg);
@@ -386,7 +377,6 @@ int main(int argc, char **argv)
         case 'q': quiet = true; break;
         case 'v': verbose = verbose_output = true; break;
         case 'j': jobs = atoi(optarg); break;
-        case 'x': executor = optarg; break;
         case 'T': times = optarg; break;
         case 'C': cpu_path = optarg; break;
         default: usage();
@@ -403,7 +393,7 @@ int main(int argc, char **argv)
     }
 
     char cuda_name[800];
-    bool cuda_ok = k_probe_cuda(executor, cuda_name, sizeof cuda_name);
+    bool cuda_ok = k_probe_cuda(NULL, cuda_name, sizeof cuda_name);
     if (!cuda_ok)
         snprintf(cuda_why, sizeof cuda_why, "%s", cuda_name);
     int n;   /* -l 6 takes the [cuda] cases of lessons 2-5, which count for it */
@@ -431,11 +421,6 @@ int main(int argc, char **argv)
     if (times == NULL && access("tests/times.tsv", R_OK) == 0)
         times = "tests/times.tsv";
     k_set_limits(cases, n, times, 20 * scale, floor);
-    for (int i = 0; i < n && executor != NULL; i++)   /* they call the library here */
-        if (cases[i].test->where & K_INPROC) {
-            cases[i].skip = true;
-            cases[i].msg = strdup("not run: it calls the library in the test's own process");
-        }
     if (!quiet && (!any_lesson || want[6]))
         printf("CUDA device: %s\n", cuda_ok ? cuda_name : "unusable (see cuda_device)");
     char outdir[] = "/tmp/nd-tests.XXXXXX";
@@ -444,9 +429,7 @@ int main(int argc, char **argv)
         return 2;
     }
     progress_line = !quiet && colour;
-    k_plan plan = { .cases = cases, .n = n, .jobs = jobs, .outdir = outdir,
-                    .executor = executor != NULL ? executor_for : NULL,
-                    .wall_factor = 10, .wall_extra = 30, .timeout_budget = 10,
+    k_plan plan = { .cases = cases, .n = n, .jobs = jobs, .outdir = outdir, .wall_factor = 10, .wall_extra = 30, .timeout_budget = 10,
                     .progress = progress };
     k_run_plan(&plan);
     if (progress_line)

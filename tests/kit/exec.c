@@ -431,7 +431,7 @@ void k_exec(const k_call *c, k_res *r)
     for (int i = 0; i < c->nargs; i++)   /* every argument is const */
         if (j.out != &j.arr[i] && memcmp(&j.arr[i], &j.before[i], sizeof j.arr[i]) != 0)
             r->args_changed |= 1 << i;
-    if (r->status != ND_OK && !r->setup_failed && c->op != K_DEVICE)
+    if (r->status != ND_OK && !r->setup_failed)
         snprintf(r->msg, sizeof r->msg, "%s", nd_last_error());
     if (j.out != NULL)
         read_out(&j);
@@ -458,26 +458,6 @@ done:
     for (int l = 0; l < 3; l++) {
         free(j.l64[l]);
         free(j.l32[l]);
-    }
-}
-
-int k_serve(int in, int out)
-{
-    for (;;) {
-        k_call c;
-        bool eof;
-        memset(&c, 0, sizeof c);
-        const char *err = k_read_call(in, &c, &eof);
-        if (err != NULL)
-            return eof ? 0 : 3;
-        k_res r;
-        k_exec(&c, &r);
-        for (int i = 0; i < K_BUFS; i++)
-            free(c.bufs[i].v);
-        bool ok = k_write_res(out, &r);
-        k_res_free(&r);
-        if (!ok)
-            return 3;
     }
 }
 

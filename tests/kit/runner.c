@@ -246,21 +246,14 @@ static uint64_t seed_of(const char *name)
     return h;
 }
 
-/* What ended a remote executor, in words; its CPU seconds in *cpu. */
-static const char *executor_end(k_ctx *k, double *cpu, k_result *res, bool mid_call);
+static const char *executor_end(k_ctx *k, k_result *res, bool mid_call);
 
 static void run_worker(k_plan *p, k_case *c, int fd, const char *output)
 {
-    k_ctx k;
-    memset(&k, 0, sizeof k);
-    k.test = c->test;
-    k.dev = c->dev;
-    k.rng = seed_of(c->name);
-    k.where = p->executor != NULL ? K_REMOTE : K_LOCAL;
-    k.exec_path = p->executor != NULL ? p->executor(c) : NULL;
-    k.exec_output = output;
-    k.cpu_limit = c->limit;
-    k.exec_pid = -1;
+    k_ctx k = { .test = c->test, .dev = c->dev, .rng = seed_of(c->name),
+                .where = p->executor != NULL ? K_REMOTE : K_LOCAL,
+                .exec_path = p->executor != NULL ? p->executor(c) : NULL,
+                .exec_output = output, .cpu_limit = c->limit, .exec_pid = -1 };
     current = &k;
     worker_result = K_FAIL;
     report_fd = fd;
@@ -278,12 +271,10 @@ static void run_worker(k_plan *p, k_case *c, int fd, const char *output)
     srunner_run_all(sr, CK_SILENT);
     TestResult **tr = srunner_results(sr);
     TestResult *r = tr[0];
-    double cpu = k.exec_cpu;
-    const char *why = NULL;
     k_result how = worker_result;
-    if (k.where == K_REMOTE && k.exec_pid > 0) {
-        why = executor_end(&k, &cpu, &how, false);   /* ended badly after its last call? */
-    } else if (k.where == K_LOCAL) {
+    const char *why = executor_end(&k, &how, false);   /* ended badly after its last call? */
+    double cpu = k.exec_cpu;
+    if (k.where == K_LOCAL) {
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
         cpu = cpu_of(&ru);
@@ -314,6 +305,7 @@ static void run_worker(k_plan *p, k_case *c, int fd, const char *output)
 static pid_t plain_launch(const char *path, int calls, int results, const char *output,
                           double cpu_seconds)
 {
+    fflush(NULL);
     pid_t pid = fork();
     if (pid != 0)
         return pid;
@@ -325,6 +317,8 @@ static pid_t plain_launch(const char *path, int calls, int results, const char *
     for (int fd = 4; fd < 1024; fd++)
         close(fd);
     k_limit_cpu(cpu_seconds);
+    if (path == NULL)   /* an executor in this program (run_tests' CUDA probe) */
+        _exit(k_serve(0, 3, k_local));
     execl(path, path, (char *)NULL);
     _exit(127);
 }
@@ -345,23 +339,33 @@ static int plain_reap(pid_t pid, int *status, double *cpu, char *why, size_t cap
 
 k_reaper *k_reap = plain_reap;
 
-static void start_executor(k_ctx *k)
+/* Start k's executor: NULL, or why it could not. */
+static const char *start_executor(k_ctx *k)
 {
+    static char err[600];
     int calls[2], results[2];
-    if (pipe2(calls, O_CLOEXEC) != 0 || pipe2(results, O_CLOEXEC) != 0)
-        k_fail("test setup: cannot make pipes: %s", strerror(errno));
+    if (pipe2(calls, O_CLOEXEC) != 0 || pipe2(results, O_CLOEXEC) != 0) {
+        snprintf(err, sizeof err, "cannot make pipes: %s", strerror(errno));
+        return err;
+    }
     k_wire_reset();
     k->exec_pid = k_launch(k->exec_path, calls[0], results[1], k->exec_output, k->cpu_limit);
     close(calls[0]);
     close(results[1]);
-    if (k->exec_pid < 0)
-        k_fail("test setup: cannot start the executor %s", k->exec_path);
     k->to_exec = calls[1];
     k->from_exec = results[0];
+    if (k->exec_pid < 0) {
+        close(k->to_exec);
+        close(k->from_exec);
+        snprintf(err, sizeof err, "cannot start the executor %.500s",
+                 k->exec_path ? k->exec_path : "(a fork of this program)");
+        return err;
+    }
     /* calls go out ahead of their results (check.c): a full pipe must not
      * block while the executor waits for its results to be read */
     fcntl(k->to_exec, F_SETFL, fcntl(k->to_exec, F_GETFL) | O_NONBLOCK);
     signal(SIGPIPE, SIG_IGN);
+    return NULL;
 }
 
 /* The first line of the captured output that contains `needle`. */
@@ -412,51 +416,51 @@ static const char *sanitizer_line(const char *output, char *dst, size_t cap)
     return NULL;
 }
 
-/* How a process ended, in words a student can act on. */
-static const char *ending(int status, double cpu, double limit, const char *output,
-                          k_result *res, char *dst, size_t cap)
+/* How a process ended, in words a student can act on: from its wait status
+ * and CPU seconds, or from what its launcher said (`said`, "" if nothing:
+ * the sandbox names what killed it), and from its output (a sanitizer's
+ * report, the stack at the CPU limit). */
+static const char *ending(int status, const char *said, double cpu, double limit,
+                          const char *output, k_result *res, char *dst, size_t cap)
 {
-    char san[1200];
-    *res = K_CRASH;
-    if (sanitizer_line(output, san, sizeof san) != NULL) {
-        snprintf(dst, cap, "%s", san);
-        return dst;
-    }
-    if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGPROF ||
-                                (WTERMSIG(status) == SIGKILL && cpu >= limit))) {
-        *res = K_TIMEOUT;
-        char frame[1200];
-        if (lesson_frame(output, "The CPU time limit was reached here", frame, sizeof frame))
-            snprintf(dst, cap, "stopped after %.1f s of CPU time, its limit: an endless loop, "
-                     "or far too slow, %s?", cpu, frame);
-        else
-            snprintf(dst, cap, "stopped after %.1f s of CPU time, its limit: an endless loop, "
-                     "or far too slow", cpu);
-        return dst;
-    }
-    if (WIFEXITED(status)) {
+    int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    bool out_of_cpu = said[0] != '\0' ? strstr(said, "CPU") != NULL
+                      : sig == SIGXCPU || sig == SIGPROF || (sig == SIGKILL && cpu >= limit);
+    char at[1300] = "", frame[1200], line[600];
+    if (out_of_cpu &&
+        lesson_frame(output, "The CPU time limit was reached here", frame, sizeof frame))
+        snprintf(at, sizeof at, ", %s?", frame);   /* where it was looping */
+    *res = out_of_cpu ? K_TIMEOUT : K_CRASH;
+    if (sanitizer_line(output, dst, cap) != NULL) {
+        *res = K_CRASH;
+    } else if (said[0] != '\0') {
+        snprintf(dst, cap, "%s%s", said, at);
+    } else if (out_of_cpu) {
+        snprintf(dst, cap, "stopped after %.1f s of CPU time, its limit: an endless loop, "
+                 "or far too slow%s", cpu, at);
+    } else if (WIFEXITED(status)) {
         snprintf(dst, cap, "the process ended (exit status %d) in the middle of the test: "
                  "lesson code must return, never call exit()", WEXITSTATUS(status));
-        return dst;
-    }
-    int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-    char line[600];
-    if (sig == SIGSYS && find_line(output, "forbidden system call", line, sizeof line)) {
+    } else if (sig == SIGSYS && find_line(output, "forbidden system call", line, sizeof line)) {
         snprintf(dst, cap, "stopped by the sandbox: %s (tests may not fork, exec, signal or "
                  "trace other processes, or use the network)", line);
-        return dst;
+    } else {
+        const char *what = sig == SIGSEGV || sig == SIGBUS
+                               ? "a read or write through a bad pointer or outside an array"
+                           : sig == SIGABRT ? "abort(): a failed assert, or a corrupted heap"
+                           : sig == SIGFPE ? "an integer division by zero"
+                           : sig == SIGSYS ? "a system call tests may not make"
+                                           : "a signal";
+        snprintf(dst, cap, "crashed: %s (signal %d, %s)", what, sig, strsignal(sig));
     }
-    const char *what = sig == SIGSEGV || sig == SIGBUS
-                           ? "a read or write through a bad pointer or outside an array"
-                       : sig == SIGABRT ? "abort(): a failed assert, or a corrupted heap"
-                       : sig == SIGFPE ? "an integer division by zero"
-                       : sig == SIGSYS ? "a system call tests may not make"
-                                       : "a signal";
-    snprintf(dst, cap, "crashed: %s (signal %d, %s)", what, sig, strsignal(sig));
     return dst;
 }
 
-static const char *executor_end(k_ctx *k, double *cpu, k_result *res, bool mid_call)
+/* End k's executor (its input closed, what it still sends read) and say
+ * how it ended: NULL if it exited cleanly and was not answering a call
+ * (mid_call), else in words, with *res the result they mean.  Its CPU
+ * seconds go to k->exec_cpu. */
+static const char *executor_end(k_ctx *k, k_result *res, bool mid_call)
 {
     static char why[1500];
     if (k->exec_pid <= 0)
@@ -483,10 +487,9 @@ static const char *executor_end(k_ctx *k, double *cpu, k_result *res, bool mid_c
         extra = true;
     int status = 0;
     char said[600] = "";
-    k_reap(k->exec_pid, &status, cpu, said, sizeof said);
-    if (told > *cpu)
-        *cpu = told;
-    k->exec_cpu = *cpu;
+    k_reap(k->exec_pid, &status, &k->exec_cpu, said, sizeof said);
+    if (told > k->exec_cpu)
+        k->exec_cpu = told;
     k->exec_pid = -1;
     if (extra) {
         *res = K_FAIL;
@@ -494,19 +497,16 @@ static const char *executor_end(k_ctx *k, double *cpu, k_result *res, bool mid_c
     }
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && !mid_call)
         return NULL;
-    if (said[0] != '\0') {   /* the launcher's own words (the sandbox) */
-        char san[1200];
-        *res = strstr(said, "CPU") != NULL ? K_TIMEOUT : K_CRASH;
-        if (sanitizer_line(k->exec_output, san, sizeof san) != NULL)
-            snprintf(why, sizeof why, "%s", san);
-        else if (*res == K_TIMEOUT && lesson_frame(k->exec_output,
-                     "The CPU time limit was reached here", san, sizeof san))
-            snprintf(why, sizeof why, "%.600s, %.880s?", said, san);
-        else
-            snprintf(why, sizeof why, "%s", said);
-        return why;
-    }
-    return ending(status, *cpu, k->cpu_limit, k->exec_output, res, why, sizeof why);
+    return ending(status, said, k->exec_cpu, k->cpu_limit, k->exec_output, res, why, sizeof why);
+}
+
+/* Why k's executor did not answer a call (err, the wire's words): how it
+ * ended, if it did.  It is ended either way; *res: what that means. */
+static const char *exec_error(k_ctx *k, const char *err, k_result *res)
+{
+    bool ended = strncmp(err, "the process ended", strlen("the process ended")) == 0;
+    const char *why = executor_end(k, res, ended);
+    return ended && why != NULL ? why : err;
 }
 
 void (*k_local)(const k_call *c, k_res *r);
@@ -515,21 +515,15 @@ void k_exec_failed(k_ctx *k, const k_call *c, const char *err)
 {
     char call[1500];
     k_describe(c, call, sizeof call);
-    double cpu;
-    k_result res = K_FAIL;
-    bool ended = strcmp(err, "the process ended") == 0 ||
-                 strcmp(err, "the process ended in the middle of a result") == 0;
-    const char *why = executor_end(k, &cpu, &res, ended);
-    worker_result = res;
-    if (why == NULL || !ended)
-        why = err;
-    k_fail("%s: %s", call, why);
+    worker_result = K_FAIL;
+    k_fail("%s: %s", call, exec_error(k, err, &worker_result));
 }
 
 uint32_t k_send(k_ctx *k, const k_call *c)
 {
-    if (k->exec_pid < 0)
-        start_executor(k);
+    const char *err = k->exec_pid < 0 ? start_executor(k) : NULL;
+    if (err != NULL)
+        k_fail("test setup: %s", err);
     return k_write_call(k->to_exec, c);
 }
 
@@ -569,65 +563,24 @@ void k_dispatch(k_ctx *k, const k_call *c, k_res *r)
 
 bool k_probe_cuda(const char *executor, char *name, size_t cap)
 {
-    int fd[2];
-    if (pipe(fd) != 0) {
-        snprintf(name, cap, "cannot make a pipe to probe the CUDA device");
-        return false;
+    k_ctx k = { .exec_path = executor, .exec_pid = -1, .cpu_limit = 60 };
+    k_call c = { .op = K_DEVICE, .dev = ND_CUDA, .out = K_OUT_NEW };
+    k_res r = { 0 };
+    k_result res;
+    void (*sigpipe)(int) = signal(SIGPIPE, SIG_IGN);   /* start_executor ignores it */
+    const char *err = start_executor(&k);
+    if (err == NULL) {
+        uint32_t seq = k_write_call(k.to_exec, &c);
+        err = seq != 0 ? k_read_res(k.from_exec, &c, seq, &r) : "the process ended";
+        if (err != NULL)
+            err = exec_error(&k, err, &res);
+        else
+            k_abandon(&k);   /* how it ends after answering is no matter */
     }
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fd[0]);
-        k_call c = { .op = K_DEVICE, .dev = ND_CUDA, .out = K_OUT_NEW };
-        k_res r;
-        memset(&r, 0, sizeof r);
-        const char *err = NULL;
-        if (executor == NULL && k_local != NULL) {
-            k_local(&c, &r);
-        } else {
-            int calls[2], results[2];
-            pid_t ex = -1;
-            k_wire_reset();
-            if (pipe2(calls, O_CLOEXEC) == 0 && pipe2(results, O_CLOEXEC) == 0)
-                ex = k_launch(executor, calls[0], results[1], NULL, 60);
-            if (ex < 0)
-                err = "the executor could not be started";
-            else {
-                close(calls[0]);
-                close(results[1]);
-                signal(SIGPIPE, SIG_IGN);
-                uint32_t seq = k_write_call(calls[1], &c);
-                err = seq != 0 ? k_read_res(results[0], &c, seq, &r) : "the executor ended";
-                close(calls[1]);
-                int st;
-                double cpu;
-                char said[300];
-                k_reap(ex, &st, &cpu, said, sizeof said);
-            }
-        }
-        char line[800];
-        int n = snprintf(line, sizeof line, "%s %s", err == NULL && r.status == ND_OK ? "ok" : "no",
-                         err != NULL ? err : r.msg);
-        ssize_t w = write(fd[1], line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
-        _exit(w > 0 ? 0 : 1);
-    }
-    close(fd[1]);
-    char line[800] = "";
-    ssize_t got = 0, r;
-    while (pid > 0 && got < (ssize_t)sizeof line - 1 &&
-           (r = read(fd[0], line + got, sizeof line - 1 - (size_t)got)) > 0)
-        got += r;
-    line[got] = '\0';
-    close(fd[0]);
-    int status = 0;
-    if (pid > 0)
-        waitpid(pid, &status, 0);
-    bool ok = strncmp(line, "ok ", 3) == 0;
-    if (ok || strncmp(line, "no ", 3) == 0)
-        snprintf(name, cap, "%s", line + 3);
-    else
-        snprintf(name, cap, "the probe %s", pid < 0 ? "could not fork"
-                                            : WIFSIGNALED(status) ? "crashed" : "failed");
+    signal(SIGPIPE, sigpipe);
+    snprintf(name, cap, "%s", err != NULL ? err : r.msg);
+    bool ok = err == NULL && r.status == ND_OK;
+    k_res_free(&r);
     return ok;
 }
 
@@ -694,7 +647,7 @@ static void take_report(slot *s, int status, double cpu_self, k_plan *p)
     char why[1500];
     k_result res;
     c->cpu = cpu_self;
-    ending(status, cpu_self, c->limit, p->executor != NULL ? NULL : s->output, &res, why,
+    ending(status, "", cpu_self, c->limit, p->executor != NULL ? NULL : s->output, &res, why,
            sizeof why);
     c->result = res;
     c->msg = dup_str(why);

@@ -72,9 +72,10 @@ extern void (*k_local)(const k_call *c, k_res *r);
 /* Run the plan's cases that are not skipped; fills each case's outcome. */
 void k_run_plan(k_plan *p);
 
-/* Start an executor: argv[0] with its calls on fd 0, results on fd 3 and
- * its output to `output` (or /dev/null), under the CPU limit.  A launcher
- * (the grader's sandbox) may replace it. */
+/* Start an executor: the program `path` (NULL: a fork of this one, serving
+ * calls with k_local) with its calls on fd 0, results on fd 3 and its
+ * output to `output` (or /dev/null), under the CPU limit.  A launcher (the
+ * grader's sandbox) may replace it. */
 typedef pid_t k_launcher(const char *path, int calls, int results, const char *output,
                          double cpu_seconds);
 extern k_launcher *k_launch;
@@ -85,8 +86,9 @@ extern k_launcher *k_launch;
 typedef int k_reaper(pid_t pid, int *status, double *cpu, char *why, size_t cap);
 extern k_reaper *k_reap;
 
-/* Probe the CUDA device in a child (a CUDA context does not survive a
- * fork): true with its name, or false with the reason. */
+/* Probe the CUDA device in an executor (`executor`, as k_launch takes it;
+ * never in this process: a CUDA context does not survive a fork): true
+ * with its name, or false with the reason. */
 bool k_probe_cuda(const char *executor, char *name, size_t cap);
 
 /* Seconds of CPU a case may use: per-test times measured on the solution

@@ -341,6 +341,26 @@ bad:
     return err;
 }
 
+int k_serve(int in, int out, void (*exec)(const k_call *c, k_res *r))
+{
+    for (;;) {
+        k_call c;
+        bool eof;
+        memset(&c, 0, sizeof c);
+        const char *err = k_read_call(in, &c, &eof);
+        if (err != NULL)
+            return eof ? 0 : 3;
+        k_res r;
+        exec(&c, &r);
+        for (int i = 0; i < K_BUFS; i++)
+            free(c.bufs[i].v);
+        bool ok = k_write_res(out, &r);
+        k_res_free(&r);
+        if (!ok)
+            return 3;
+    }
+}
+
 void k_res_free(k_res *r)
 {
     free(r->vals);
