@@ -429,58 +429,49 @@ int main(int argc, char **argv)
         return 2;
     }
     progress_line = !quiet && colour;
-    k_plan plan = { .cases = cases, .n = n, .jobs = jobs, .outdir = outdir, .wall_factor = 10, .wall_extra = 30, .timeout_budget = 10,
+    k_plan plan = { .cases = cases, .n = n, .jobs = jobs, .outdir = outdir,
                     .progress = progress };
     k_run_plan(&plan);
     if (progress_line)
         printf("\r\033[K");
 
     struct { int ok, n; } ran[NSUITES] = { { 0, 0 } };
-    int passed = 0, failed = 0;
+    FILE *cpu = cpu_path != NULL ? fopen(cpu_path, "w") : NULL;
     if ((fails = malloc((size_t)n * sizeof *fails)) == NULL) {
         fprintf(stderr, "run_tests: out of memory\n");
         return 2;
     }
     for (int i = 0; i < n; i++) {
         const k_case *c = &cases[i];
-        if (c->result == K_SKIPPED)
-            continue;
         bool pass = c->result == K_PASS;
         if (!pass)
             fails[nfails++] = c;
         if (results != NULL) {
             fprintf(results, "%d\t%s\t%s\t", c->lesson, c->name, k_result_word(c->result));
-            for (const char *m = pass ? "" : c->msg; m && *m; m++)
-                fputc(*m == '\t' || *m == '\n' ? ' ' : *m, results);
+            k_tsv_field(results, pass ? "" : c->msg);
             fputc('\n', results);
+        }
+        if (pass && cpu != NULL)
+            fprintf(cpu, "%s\t%.4f\n", c->name, c->cpu);
+        if (pass && verbose && c->output != NULL && has_output(c->output)) {
+            printf("  %s%s printed:%s\n", DIM, c->name, RESET);
+            show_output(c->output);
         }
         int l = c->lesson < NSUITES ? c->lesson : NSUITES - 1;
         ran[l].n++;
         ran[l].ok += pass;
-        passed += pass;
-        failed += !pass;
     }
     if (results != NULL)
         fclose(results);
-    FILE *cpu = cpu_path != NULL ? fopen(cpu_path, "w") : NULL;
-    for (int i = 0; cpu != NULL && i < n; i++)
-        if (cases[i].result == K_PASS)
-            fprintf(cpu, "%s\t%.4f\n", cases[i].name, cases[i].cpu);
     if (cpu != NULL)
         fclose(cpu);
-    for (int i = 0; verbose && i < n; i++)   /* what passing tests printed */
-        if (cases[i].result == K_PASS && cases[i].output != NULL &&
-            has_output(cases[i].output)) {
-            printf("  %s%s printed:%s\n", DIM, cases[i].name, RESET);
-            show_output(cases[i].output);
-        }
     if (!quiet)
         print_failures(verbose);
     for (int l = 0; l < NSUITES; l++)
         if (ran[l].n > 0)
             printf("%slesson %d  %-12s %3d/%-3d passed%s\n", ran[l].ok == ran[l].n ? GREEN : "",
                    l, suites[l]->name, ran[l].ok, ran[l].n, RESET);
-    printf("%d passed, %d failed\n", passed, failed);
+    printf("%d passed, %d failed\n", n - nfails, nfails);
     for (int i = 0; i < n; i++) {
         if (cases[i].output != NULL)
             unlink(cases[i].output);
@@ -491,5 +482,5 @@ int main(int argc, char **argv)
     rmdir(outdir);
     free(cases);
     free(fails);
-    return failed == 0 ? 0 : 1;
+    return nfails == 0 ? 0 : 1;
 }

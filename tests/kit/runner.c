@@ -19,6 +19,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/time.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,12 +40,6 @@ static double now(void)
 /* gcov's runtime, in a coverage build: a worker ends with _exit, which
  * skips the handler that writes the counts. */
 void __gcov_dump(void) __attribute__((weak));
-
-static double cpu_of(const struct rusage *ru)
-{
-    return (double)ru->ru_utime.tv_sec + 1e-6 * (double)ru->ru_utime.tv_usec +
-           (double)ru->ru_stime.tv_sec + 1e-6 * (double)ru->ru_stime.tv_usec;
-}
 
 static char *dup_str(const char *s)
 {
@@ -216,18 +211,13 @@ typedef struct {
 static void report(int fd, k_result res, double cpu, const char *file, int line, const char *msg)
 {
     report_head h = { (int)res, line, cpu };
-    size_t lf = strlen(file ? file : "") + 1, lm = strlen(msg ? msg : "") + 1;
-    uint32_t len = (uint32_t)(sizeof h + lf + lm);
-    char *b = malloc(4 + len);
-    if (b == NULL)
-        _exit(4);
-    memcpy(b, &len, 4);
-    memcpy(b + 4, &h, sizeof h);
-    memcpy(b + 4 + sizeof h, file ? file : "", lf);
-    memcpy(b + 4 + sizeof h + lf, msg ? msg : "", lm);
-    ssize_t unused = write(fd, b, 4 + len);
+    file = file ? file : "";
+    msg = msg ? msg : "";
+    uint32_t len = (uint32_t)(sizeof h + strlen(file) + 1 + strlen(msg) + 1);
+    struct iovec v[] = { { &len, 4 }, { &h, sizeof h }, { (char *)file, strlen(file) + 1 },
+                         { (char *)msg, strlen(msg) + 1 } };
+    ssize_t unused = writev(fd, v, 4);
     (void)unused;
-    free(b);
 }
 
 static int report_fd = -1;
@@ -236,6 +226,12 @@ void k_provisional(const char *msg)
 {
     if (report_fd >= 0)
         report(report_fd, K_FAIL, 0, NULL, 0, msg);
+}
+
+void k_tsv_field(FILE *f, const char *s)
+{
+    for (; s && *s; s++)
+        fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
 }
 
 static uint64_t seed_of(const char *name)
@@ -248,12 +244,12 @@ static uint64_t seed_of(const char *name)
 
 static const char *executor_end(k_ctx *k, k_result *res, bool mid_call);
 
-static void run_worker(k_plan *p, k_case *c, int fd, const char *output)
+static void run_worker(k_plan *p, k_case *c, int fd)
 {
     k_ctx k = { .test = c->test, .dev = c->dev, .rng = seed_of(c->name),
                 .where = p->executor != NULL ? K_REMOTE : K_LOCAL,
                 .exec_path = p->executor != NULL ? p->executor(c) : NULL,
-                .exec_output = output, .cpu_limit = c->limit, .exec_pid = -1 };
+                .exec_output = c->output, .cpu_limit = c->limit, .exec_pid = -1 };
     current = &k;
     worker_result = K_FAIL;
     report_fd = fd;
@@ -273,12 +269,7 @@ static void run_worker(k_plan *p, k_case *c, int fd, const char *output)
     TestResult *r = tr[0];
     k_result how = worker_result;
     const char *why = executor_end(&k, &how, false);   /* ended badly after its last call? */
-    double cpu = k.exec_cpu;
-    if (k.where == K_LOCAL) {
-        struct rusage ru;
-        getrusage(RUSAGE_SELF, &ru);
-        cpu = cpu_of(&ru);
-    }
+    double cpu = k.where == K_LOCAL ? k_cpu_of(NULL) : k.exec_cpu;
     /* in a sanitizer build, memory the code under test kept is a failure */
     if (tr_rtype(r) == CK_PASS && why == NULL && k.where == K_LOCAL &&
         __lsan_do_recoverable_leak_check != NULL && __lsan_do_recoverable_leak_check() != 0) {
@@ -333,7 +324,7 @@ static int plain_reap(pid_t pid, int *status, double *cpu, char *why, size_t cap
     pid_t w;
     while ((w = wait4(pid, status, 0, &ru)) < 0 && errno == EINTR)
         ;
-    *cpu = cpu_of(&ru);
+    *cpu = k_cpu_of(&ru);
     return w == pid ? 0 : -1;
 }
 
@@ -595,7 +586,6 @@ typedef struct {
     double start;
     char *buf;
     size_t len, cap;
-    char output[4096];
 } slot;
 
 /* Read what the worker has sent; false at the end of its pipe. */
@@ -647,7 +637,7 @@ static void take_report(slot *s, int status, double cpu_self, k_plan *p)
     char why[1500];
     k_result res;
     c->cpu = cpu_self;
-    ending(status, "", cpu_self, c->limit, p->executor != NULL ? NULL : s->output, &res, why,
+    ending(status, "", cpu_self, c->limit, p->executor != NULL ? NULL : c->output, &res, why,
            sizeof why);
     c->result = res;
     c->msg = dup_str(why);
@@ -663,8 +653,9 @@ static void start(k_plan *p, slot *s, k_case *c, int index)
     memset(s, 0, sizeof *s);
     s->c = c;
     s->start = now();
-    snprintf(s->output, sizeof s->output, "%s/%d.out", p->outdir ? p->outdir : "/tmp", index);
-    c->output = dup_str(s->output);
+    char output[4096];
+    snprintf(output, sizeof output, "%s/%d.out", p->outdir, index);
+    c->output = dup_str(output);
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
@@ -675,14 +666,14 @@ static void start(k_plan *p, slot *s, k_case *c, int index)
         setpgid(0, 0);
         close(fd[0]);
         if (p->executor == NULL) {   /* the code under test prints here */
-            int out = open(s->output, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            int out = open(c->output, O_WRONLY | O_CREAT | O_TRUNC, 0600);
             if (out >= 0) {
                 dup2(out, 1);
                 dup2(out, 2);
                 close(out);
             }
         }
-        run_worker(p, c, fd[1], s->output);
+        run_worker(p, c, fd[1]);
     }
     close(fd[1]);
     s->pid = pid;
@@ -701,65 +692,46 @@ static int by_expected(const void *a, const void *b)
 
 void k_run_plan(k_plan *p)
 {
-    int jobs = p->jobs > 0 ? p->jobs : 1, next = 0, done = 0, total = 0;
-    for (int i = 0; i < p->n; i++)
-        if (!p->cases[i].skip)
-            total++;
-        else
-            p->cases[i].result = K_SKIPPED;
+    int jobs = p->jobs > 0 ? p->jobs : 1, total = 0, next = 0, done = 0, running = 0;
     slot *slots = calloc((size_t)jobs, sizeof *slots);
+    struct pollfd *pf = calloc((size_t)jobs, sizeof *pf);
     int *order = malloc((size_t)(p->n > 0 ? p->n : 1) * sizeof *order);
-    if (slots == NULL || order == NULL)
+    if (slots == NULL || pf == NULL || order == NULL)
         exit(2);
     for (int i = 0; i < p->n; i++)
-        order[i] = i;
+        if (p->cases[i].skip)
+            p->cases[i].result = K_SKIPPED;
+        else
+            order[total++] = i;
     order_base = p->cases;
-    qsort(order, (size_t)p->n, sizeof *order, by_expected);
-    int running = 0;
+    qsort(order, (size_t)total, sizeof *order, by_expected);
     double timed_out = 0;
     for (;;) {
-        while (running < jobs && next < p->n) {
+        for (; running < jobs && next < total; next++, running++) {
             k_case *c = &p->cases[order[next]];
-            if (c->skip) {
-                next++;
-                continue;
-            }
-            if (p->timeout_budget > 0 && timed_out > p->timeout_budget && c->short_limit > 0 &&
-                c->short_limit < c->limit)
+            if (timed_out > K_TIMEOUT_BUDGET && c->short_limit > 0 && c->short_limit < c->limit)
                 c->limit = c->short_limit;
-            for (int j = 0; j < jobs; j++)
-                if (slots[j].c == NULL) {
-                    start(p, &slots[j], c, order[next]);
-                    running++;
-                    if (p->progress)
-                        p->progress(c, done, total, true);
-                    break;
-                }
-            next++;
+            int j = 0;
+            while (slots[j].c != NULL)   /* there is a free one: fewer than jobs run */
+                j++;
+            start(p, &slots[j], c, order[next]);
+            if (p->progress)
+                p->progress(c, done, total, true);
         }
         if (running == 0)
             break;
-        struct pollfd pf[64];
-        int map[64], np = 0;
-        double wait = 1.0;
-        for (int j = 0; j < jobs && np < 64; j++)
-            if (slots[j].c != NULL && slots[j].fd >= 0) {
-                pf[np] = (struct pollfd){ .fd = slots[j].fd, .events = POLLIN };
-                map[np++] = j;
-            }
-        poll(pf, (nfds_t)np, (int)(wait * 1000));
-        for (int i = 0; i < np; i++) {
-            slot *s = &slots[map[i]];
-            if ((pf[i].revents & (POLLIN | POLLHUP | POLLERR)) && !read_more(s)) {
+        for (int j = 0; j < jobs; j++)   /* poll skips a negative fd (a free slot's) */
+            pf[j] = (struct pollfd){ .fd = slots[j].c ? slots[j].fd : -1, .events = POLLIN };
+        poll(pf, (nfds_t)jobs, 1000);
+        for (int j = 0; j < jobs; j++) {
+            slot *s = &slots[j];
+            if ((pf[j].revents & (POLLIN | POLLHUP | POLLERR)) && !read_more(s)) {
                 close(s->fd);
                 s->fd = -1;
             }
-        }
-        for (int j = 0; j < jobs; j++) {
-            slot *s = &slots[j];
             if (s->c == NULL)
                 continue;
-            double backstop = p->wall_factor * s->c->limit + p->wall_extra;
+            double backstop = K_WALL_LIMIT(s->c->limit);
             if (s->fd >= 0 && now() - s->start > backstop) {
                 kill(-s->pid, SIGKILL);
                 kill(s->pid, SIGKILL);
@@ -777,7 +749,7 @@ void k_run_plan(k_plan *p)
                 close(s->fd);
             }
             bool walled = now() - s->start > backstop;
-            take_report(s, status, cpu_of(&ru), p);
+            take_report(s, status, k_cpu_of(&ru), p);
             if (walled && s->c->result != K_PASS) {
                 free(s->c->msg);
                 char m[300];
@@ -798,5 +770,6 @@ void k_run_plan(k_plan *p)
         }
     }
     free(slots);
+    free(pf);
     free(order);
 }
