@@ -86,29 +86,24 @@ static void setup_output(void)
 static void print_wrapped(int indent, const char *lead, const char *lead_colour,
                           const char *text, size_t len)
 {
-    int col = indent + (int)strlen(lead), start = col;
+    int start = indent + (int)strlen(lead), col = start;
     printf("%*s%s%s%s", indent, "", lead_colour, lead, RESET);
-    const char *p = text, *end = text + len;
-    bool first = true;
-    while (p < end) {
+    for (const char *p = text, *end = text + len; p < end;) {
         while (p < end && isspace((unsigned char)*p))
             p++;
         const char *w = p;
         while (p < end && !isspace((unsigned char)*p))
             p++;
-        int n = (int)(p - w);
-        if (n == 0)
+        if (p == w)
             break;
-        if (!first && col + 1 + n > width) {
+        if (col > start && col + 1 + (p - w) > width) {   /* col > start: not the first */
             printf("\n%*s", start, "");
             col = start;
-        } else if (!first) {
+        } else if (col > start) {
             putchar(' ');
             col++;
         }
-        printf("%.*s", n, w);
-        col += n;
-        first = false;
+        col += printf("%.*s", (int)(p - w), w);
     }
     putchar('\n');
 }
@@ -215,11 +210,10 @@ static void print_full(const k_case *f)
     if (hint) {
         hint += 6;
     } else if (ni && sscanf(ni, "not implemented: %99s (lesson %d)", stub, &stub_lesson) == 2) {
-        const char *file = NULL;
-        if (stub_lesson >= 0 && stub_lesson < NSUITES)
-            file = lesson_files[stub_lesson];
+        const char *file = stub_lesson >= 0 && stub_lesson < NSUITES ? lesson_files[stub_lesson]
+                                                                     : "?";
         snprintf(h, sizeof h, "%s is still a stub: write it in src/%s, where "
-                 "\"TODO (lesson %d)\" marks what to write%s", stub, file ? file : "?",
+                 "\"TODO (lesson %d)\" marks what to write%s", stub, file,
                  stub_lesson, stub_lesson < f->lesson ? "; lessons build on each other, so "
                  "finish the earlier lesson first" : "");
         hint = h;

@@ -128,7 +128,7 @@ static bool lists(job *j)
     return true;
 }
 
-static const int64_t *list(const job *j, int l)
+static int64_t *list(const job *j, int l)
 {
     return j->c->list_null[l] ? NULL : j->l64[l];
 }
@@ -186,10 +186,8 @@ static void simplify_dims(job *j)
 {
     const k_call *c = j->c;
     int n = c->n;
-    j->r->status = nd_simplify_dims(c->out == K_OUT_NULL ? NULL : &n,
-                                    c->list_null[0] ? NULL : j->l64[0],
-                                    c->list_null[1] ? NULL : j->l64[1],
-                                    c->list_null[2] ? NULL : j->l64[2]);
+    j->r->status = nd_simplify_dims(c->out == K_OUT_NULL ? NULL : &n, list(j, 0), list(j, 1),
+                                    list(j, 2));
     int64_t *v = vals(j->r, 1 + 3 * K_LIST);
     v[0] = n;
     for (int l = 0; l < 3; l++)
@@ -208,10 +206,9 @@ static void simplify_perm(job *j)
     const k_call *c = j->c;
     int64_t shape[K_LIST], oshape[K_LIST];
     int perm[K_LIST], operm[K_LIST], ondim = (int)K_POISON64;
-    memcpy(shape, c->list[0], sizeof shape);
-    for (int k = 0; k < K_LIST; k++)
-        perm[k] = (int)c->list[1][k];
     for (int k = 0; k < K_LIST; k++) {
+        shape[k] = c->list[0][k];
+        perm[k] = (int)c->list[1][k];
         oshape[k] = K_POISON64;
         operm[k] = (int)K_POISON64;
     }

@@ -41,14 +41,19 @@ static double now(void)
  * skips the handler that writes the counts. */
 void __gcov_dump(void) __attribute__((weak));
 
-static char *dup_str(const char *s)
+/* p, an allocation the runner cannot go on without. */
+static void *need(void *p)
 {
-    char *d = strdup(s ? s : "");
-    if (d == NULL) {
+    if (p == NULL) {
         fprintf(stderr, "runner: out of memory\n");
         exit(2);
     }
-    return d;
+    return p;
+}
+
+static char *dup_str(const char *s)
+{
+    return need(strdup(s ? s : ""));
 }
 
 /* ---------------------------------------------------------------------- */
@@ -75,11 +80,7 @@ k_case *k_cases(const k_suite *const *suites, int nsuites, int devices, const ch
     int cap = 0;
     for (int s = 0; s < nsuites; s++)
         cap += 2 * suites[s]->ntests;
-    k_case *cases = calloc((size_t)(cap > 0 ? cap : 1), sizeof *cases);
-    if (cases == NULL) {
-        fprintf(stderr, "runner: out of memory\n");
-        exit(2);
-    }
+    k_case *cases = need(calloc((size_t)(cap > 0 ? cap : 1), sizeof *cases));
     *n = 0;
     for (int s = 0; s < nsuites; s++) {
         const k_suite *su = suites[s];
@@ -593,9 +594,7 @@ static bool read_more(slot *s)
 {
     if (s->len == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 4096;
-        s->buf = realloc(s->buf, s->cap);
-        if (s->buf == NULL)
-            exit(2);
+        s->buf = need(realloc(s->buf, s->cap));
     }
     ssize_t r = read(s->fd, s->buf + s->len, s->cap - s->len);
     if (r > 0)
@@ -693,11 +692,9 @@ static int by_expected(const void *a, const void *b)
 void k_run_plan(k_plan *p)
 {
     int jobs = p->jobs > 0 ? p->jobs : 1, total = 0, next = 0, done = 0, running = 0;
-    slot *slots = calloc((size_t)jobs, sizeof *slots);
-    struct pollfd *pf = calloc((size_t)jobs, sizeof *pf);
-    int *order = malloc((size_t)(p->n > 0 ? p->n : 1) * sizeof *order);
-    if (slots == NULL || pf == NULL || order == NULL)
-        exit(2);
+    slot *slots = need(calloc((size_t)jobs, sizeof *slots));
+    struct pollfd *pf = need(calloc((size_t)jobs, sizeof *pf));
+    int *order = need(malloc((size_t)(p->n > 0 ? p->n : 1) * sizeof *order));
     for (int i = 0; i < p->n; i++)
         if (p->cases[i].skip)
             p->cases[i].result = K_SKIPPED;
