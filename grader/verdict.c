@@ -6,23 +6,19 @@
  *           [-a] [-i] [-g] [-j JOBS] [-T times.tsv] [-m FACTOR] [-s FLOOR]
  *           [-k plain-results.tsv] [-c device.txt] [-R LESSON]...
  *
- * This process never loads submitted code: it links the kit's generators,
- * references and comparison and the hidden tests, and no part of the
- * library (the link would fail if it did).  Each test's calls go to an
- * EXECUTOR built from the submission (grader/executor.c), started for that
- * test alone in the grader's sandbox (grader/sandbox.c, in the mode SB_MODE
- * names): unprivileged, seeing its own folder and a private /tmp, with its
- * CPU limit, and locked down by the sandbox's seccomp filter before it reads
- * a call (-g: a GPU is in view, and the filter allows it).  EXECDIR/exec-N
+ * This process never loads submitted code (tests/kit/README.md, "Where the
+ * verdict is taken").  Each test's calls go to an EXECUTOR built from the
+ * submission (grader/executor.c), started for that test alone in the
+ * grader's sandbox (grader/sandbox.c, in the mode SB_MODE names):
+ * unprivileged, seeing its own folder and a private /tmp, with its CPU
+ * limit, and locked down by the sandbox's seccomp filter before it reads a
+ * call (-g: a GPU is in view, and the filter allows it).  EXECDIR/exec-N
  * holds lesson N's file from the submission and every other lesson's from
  * the solution, so a bug costs points in its own lesson only; with -i (the
  * integration section) every test runs on EXECDIR/exec-all, the whole
  * submission.  The performance tests (K_PROFILED) run on exec-N-profile
  * (exec-all-profile), the same programs with their CUDA code built with the
  * emulator's instrumentation, GPU or not, whose counters are judged here.
- * The executor only streams back raw results (wire.c); one that exits,
- * crashes, runs out of time or sends anything but the results asked for
- * fails that test, whatever it printed.
  *
  * Points: lessons 2-5 run on the CPU and the CUDA device, the [cuda] case
  * counting for lesson 6 (whose kernels it runs) at a quarter of the

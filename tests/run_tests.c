@@ -321,23 +321,19 @@ static void suggest(const char *want)
 /* Running                                                                */
 /* ---------------------------------------------------------------------- */
 
-static char cuda_why[800];
+static char cuda_name[800];   /* the device's name, or why it is unusable */
 
 /* The one case that stands for every [cuda] case when the device is
  * unusable: it fails once, with the reason. */
 static void cuda_device(k_ctx *k)
 {
     (void)k;
-    k_fail("the CUDA device is unusable, so no CUDA test ran: %s", cuda_why);
+    k_fail("the CUDA device is unusable, so no CUDA test ran: %s", cuda_name);
 }
 static const k_test cuda_device_test = K_TEST(cuda_device, K_HOST, 0, NULL);
 
-static bool progress_line;
-
 static void progress(const k_case *c, int done, int total, bool started)
 {
-    if (!progress_line)
-        return;
     printf("\r\033[K  %s[%d/%d] %s %s%s", DIM, done, total, started ? "running" : "done",
            c->name, RESET);
     fflush(stdout);
@@ -386,10 +382,7 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    char cuda_name[800];
     bool cuda_ok = k_probe_cuda(NULL, cuda_name, sizeof cuda_name);
-    if (!cuda_ok)
-        snprintf(cuda_why, sizeof cuda_why, "%s", cuda_name);
     int n;   /* -l 6 takes the [cuda] cases of lessons 2-5, which count for it */
     k_case *cases = k_cases(suites, NSUITES, K_CPU | (cuda_ok ? K_CUDA : 0), only,
                             any_lesson ? want : NULL, &n);
@@ -422,11 +415,10 @@ int main(int argc, char **argv)
         perror("run_tests: mkdtemp");
         return 2;
     }
-    progress_line = !quiet && colour;
     k_plan plan = { .cases = cases, .n = n, .jobs = jobs, .outdir = outdir,
-                    .progress = progress };
+                    .progress = !quiet && colour ? progress : NULL };   /* a terminal's */
     k_run_plan(&plan);
-    if (progress_line)
+    if (plan.progress)
         printf("\r\033[K");
 
     struct { int ok, n; } ran[NSUITES] = { { 0, 0 } };

@@ -374,10 +374,7 @@ static void read_out(job *j)
 #pragma weak ndemu_launch_count
 #pragma weak ndemu_launch_get
 
-/* Append K_PROF_VALS values to r->vals: the head (K_PROF_NONE: no
- * emulator; K_PROF_OFF: not instrumented; else the number of launches
- * recorded), then per access kind the K_PROF_FIELDS counts, summed over
- * every launch (kit_impl.h). */
+/* Append the K_PROF_VALS counters to r->vals (their layout: kit_impl.h). */
 static void profile(k_res *r)
 {
     int64_t head = ndemu_launch_count == NULL || ndemu_launch_get == NULL ||

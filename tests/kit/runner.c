@@ -634,11 +634,9 @@ static void take_report(slot *s, int status, double cpu_self, k_plan *p)
     }
     /* the worker died: in a local run, with the code under test */
     char why[1500];
-    k_result res;
     c->cpu = cpu_self;
-    ending(status, "", cpu_self, c->limit, p->executor != NULL ? NULL : c->output, &res, why,
-           sizeof why);
-    c->result = res;
+    ending(status, "", cpu_self, c->limit, p->executor != NULL ? NULL : c->output, &c->result,
+           why, sizeof why);
     c->msg = dup_str(why);
 }
 
