@@ -168,8 +168,7 @@ static const char *crash_hint(const char *msg)
     return "the test's process died. Rerun it with SAN=1 (see below) to find where";
 }
 
-
-static bool verbose_output;   /* -v: a crashed test's output in full */
+static bool verbose;   /* -v: every failure in full, and what each test printed */
 
 static bool has_output(const char *path)
 {
@@ -224,7 +223,7 @@ static void print_full(const k_case *f)
         print_wrapped(8, "Hint: ", YELLOW, hint, strlen(hint));
     if (f->file != NULL && strstr(f->file, "kit/") == NULL)   /* a framework test's own check */
         printf("        %sat %s:%d%s\n", DIM, f->file, f->line, RESET);
-    if (crash && f->output != NULL && verbose_output)
+    if (crash && f->output != NULL && verbose)
         show_output(f->output);
     else if (crash && f->output != NULL && has_output(f->output))
         printf("        %sthe whole report: make test T=%.*s V=1%s\n", DIM, bl, f->name, RESET);
@@ -253,7 +252,7 @@ static void print_brief(const k_case *f)
     puts(len > room ? "..." : "");
 }
 
-static void print_failures(bool verbose)
+static void print_failures(void)
 {
     if (nfails == 0)
         return;
@@ -316,7 +315,6 @@ static void suggest(const char *want)
         fputs("?\n", stderr);
 }
 
-
 /* ---------------------------------------------------------------------- */
 /* Running                                                                */
 /* ---------------------------------------------------------------------- */
@@ -348,7 +346,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-    bool want[64] = { false }, any_lesson = false, quiet = false, verbose = false;
+    bool want[64] = { false }, any_lesson = false, quiet = false;
     const char *results_path = NULL, *only = NULL, *times = NULL, *cpu_path = NULL;
     int opt, jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
     while ((opt = getopt(argc, argv, "l:t:r:qvj:T:C:")) != -1) {
@@ -365,7 +363,7 @@ int main(int argc, char **argv)
         case 't': only = optarg; break;
         case 'r': results_path = optarg; break;
         case 'q': quiet = true; break;
-        case 'v': verbose = verbose_output = true; break;
+        case 'v': verbose = true; break;
         case 'j': jobs = atoi(optarg); break;
         case 'T': times = optarg; break;
         case 'C': cpu_path = optarg; break;
@@ -452,7 +450,7 @@ int main(int argc, char **argv)
     if (cpu != NULL)
         fclose(cpu);
     if (!quiet)
-        print_failures(verbose);
+        print_failures();
     for (int l = 0; l < NSUITES; l++)
         if (ran[l].n > 0)
             printf("%slesson %d  %-12s %3d/%-3d passed%s\n", ran[l].ok == ran[l].n ? GREEN : "",
