@@ -687,12 +687,18 @@ static int by_expected(const void *a, const void *b)
     return ei > ej ? -1 : ei < ej ? 1 : (i > j) - (i < j);
 }
 
+/* The running plan's workers and order, static: a worker's leak check
+ * (LeakSanitizer) then finds them reachable, not leaked by the test. */
+static slot *slots;
+static struct pollfd *pf;
+static int *order;
+
 void k_run_plan(k_plan *p)
 {
     int jobs = p->jobs > 0 ? p->jobs : 1, total = 0, next = 0, done = 0, running = 0;
-    slot *slots = need(calloc((size_t)jobs, sizeof *slots));
-    struct pollfd *pf = need(calloc((size_t)jobs, sizeof *pf));
-    int *order = need(malloc((size_t)(p->n > 0 ? p->n : 1) * sizeof *order));
+    slots = need(calloc((size_t)jobs, sizeof *slots));
+    pf = need(calloc((size_t)jobs, sizeof *pf));
+    order = need(malloc((size_t)(p->n > 0 ? p->n : 1) * sizeof *order));
     for (int i = 0; i < p->n; i++)
         if (p->cases[i].skip)
             p->cases[i].result = K_SKIPPED;
