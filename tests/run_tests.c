@@ -69,11 +69,9 @@ static void setup_output(void)
     const char *no = getenv("NO_COLOR");
     colour = isatty(STDOUT_FILENO) && (no == NULL || no[0] == '\0');
     int w = 0;
-#ifdef TIOCGWINSZ
     struct winsize ws;
     if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0)
         w = ws.ws_col;
-#endif
     if (w <= 0 && getenv("COLUMNS") != NULL)
         w = atoi(getenv("COLUMNS"));
     width = w <= 0 || w > 100 ? 100 : w < 40 ? 40 : w;
