@@ -6,23 +6,19 @@
  *           [-a] [-i] [-g] [-j JOBS] [-T times.tsv] [-m FACTOR] [-s FLOOR]
  *           [-k plain-results.tsv] [-c device.txt] [-R LESSON]...
  *
- * This process never loads submitted code: it links the kit's generators,
- * references and comparison and the hidden tests, and no part of the
- * library (the link would fail if it did).  Each test's calls go to an
- * EXECUTOR built from the submission (grader/executor.c), started for that
- * test alone in the grader's sandbox (grader/sandbox.c, in the mode SB_MODE
- * names): unprivileged, seeing its own folder and a private /tmp, with its
- * CPU limit, and locked down by the sandbox's seccomp filter before it reads
- * a call (-g: a GPU is in view, and the filter allows it).  EXECDIR/exec-N
+ * This process never loads submitted code (tests/kit/README.md, "Where the
+ * verdict is taken").  Each test's calls go to an EXECUTOR built from the
+ * submission (grader/executor.c), started for that test alone in the
+ * grader's sandbox (grader/sandbox.c, in the mode SB_MODE names):
+ * unprivileged, seeing its own folder and a private /tmp, with its CPU
+ * limit, and locked down by the sandbox's seccomp filter before it reads a
+ * call (-g: a GPU is in view, and the filter allows it).  EXECDIR/exec-N
  * holds lesson N's file from the submission and every other lesson's from
  * the solution, so a bug costs points in its own lesson only; with -i (the
  * integration section) every test runs on EXECDIR/exec-all, the whole
  * submission.  The performance tests (K_PROFILED) run on exec-N-profile
  * (exec-all-profile), the same programs with their CUDA code built with the
  * emulator's instrumentation, GPU or not, whose counters are judged here.
- * The executor only streams back raw results (wire.c); one that exits,
- * crashes, runs out of time or sends anything but the results asked for
- * fails that test, whatever it printed.
  *
  * Points: lessons 2-5 run on the CPU and the CUDA device, the [cuda] case
  * counting for lesson 6 (whose kernels it runs) at a quarter of the
@@ -98,9 +94,8 @@ static pid_t sandboxed(const char *path, int calls, int results, const char *out
     opts.fds[2] = out;
     opts.fds[3] = results;
     opts.cpu_s = ceil(cpu_seconds) + 1;   /* the executor's own timer is the precise one */
-    opts.wall_s = 10 * cpu_seconds + 30;
+    opts.wall_s = K_WALL_LIMIT(cpu_seconds);
     opts.mem_bytes = asan ? 0 : (size_t)2 << 30;   /* ASan bounds its own allocations */
-    opts.tmp_bytes = (size_t)64 << 20;
     opts.file_bytes = (size_t)1 << 20;
     opts.nofile = 64;
     /* processes and threads of the sandbox's uid machine-wide, shared by
@@ -188,12 +183,6 @@ static bool passed_before(const char *path, const char *name)
     return pass;
 }
 
-static void tsv_field(FILE *f, const char *s)
-{
-    for (; s && *s; s++)
-        fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
-}
-
 int main(int argc, char **argv)
 {
     const char *results_path = NULL, *outdir = NULL, *only = NULL, *times = NULL;
@@ -268,8 +257,7 @@ int main(int argc, char **argv)
         }
     }
     k_plan plan = { .cases = cases, .n = n, .jobs = jobs, .outdir = outdir,
-                    .executor = executor_for, .wall_factor = 10, .wall_extra = 30,
-                    .timeout_budget = 10 };
+                    .executor = executor_for };
     k_run_plan(&plan);
 
     FILE *results = fopen(results_path, "w");
@@ -277,7 +265,7 @@ int main(int argc, char **argv)
         perror(results_path);
         return 2;
     }
-    int passed = 0, failed = 0;
+    int passed = 0;
     for (int i = 0; i < n; i++) {
         k_case *c = &cases[i];
         const char *result = k_result_word(c->result), *msg = c->msg;
@@ -289,16 +277,13 @@ int main(int argc, char **argv)
         }
         fprintf(results, "%d\t%s\t%g\t%s\t%.4f\t", c->lesson, c->name, c->points, result,
                 c->cpu);
-        tsv_field(results, strcmp(result, "pass") == 0 && !c->skip ? "" : msg);
+        k_tsv_field(results, strcmp(result, "pass") == 0 && !c->skip ? "" : msg);
         fputc('\t', results);
-        tsv_field(results, c->test->hint);
+        k_tsv_field(results, c->test->hint);
         fprintf(results, "\t%s\n", c->output && !c->skip ? c->output : "");
-        if (strcmp(result, "pass") == 0)
-            passed++;
-        else
-            failed++;
+        passed += strcmp(result, "pass") == 0;
     }
     fclose(results);
-    printf("%d passed, %d failed\n", passed, failed);
+    printf("%d passed, %d failed\n", passed, n - passed);
     return 0;
 }

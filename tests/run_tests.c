@@ -4,22 +4,21 @@
  * each test's own process, so a test is fast and can be debugged with gdb.
  *
  *   run_tests [-l LESSON]... [-t TEST] [-r results.tsv] [-j JOBS] [-q | -v]
- *             [-x EXECUTOR] [-T times.tsv] [-C cpu.tsv]
+ *             [-T times.tsv] [-C cpu.tsv]
  *
  * -l picks lessons (repeatable), -t one test by name ("reshape_random" or
  * "reshape_random[cpu]"), -r also writes one line per test for scripts:
  * lesson, test, result (pass, fail, crash or timeout), message.  -j runs
- * that many tests at once (default: the number of cores).  -x sends every
- * call to the executor program EXECUTOR instead (the sanitizer build).
- * Each test may use 10 times the CPU seconds the solution's test takes
- * (-T, by default tests/times.tsv, written by `make times`), at least 1 s
- * (2 s under the sanitizers); once timeouts have used 10 s, the tests left
- * get 3 times the solution's, so an endless loop in a function every test
- * calls costs seconds, not minutes.  -C writes each passing test's CPU
- * seconds ("name<TAB>seconds", what make times keeps).  ND_TEST_TIME_SCALE=N
+ * that many tests at once (default: the number of cores).  Each test may
+ * use 20 times the CPU seconds the solution's test takes (-T, by default
+ * tests/times.tsv, written by `make times`), at least 1.5 s (3 s under the
+ * sanitizers); once timeouts have used 10 s, the tests left get 3 times the
+ * solution's, so an endless loop in a function every test calls costs
+ * seconds, not minutes.  -C writes each passing test's CPU seconds
+ * ("name<TAB>seconds", what make times keeps).  ND_TEST_TIME_SCALE=N
  * multiplies every limit (for tools that slow programs down, such as
- * compute-sanitizer).  The last line is
- * "N passed, N failed"; the exit status is 0 only when nothing failed.
+ * compute-sanitizer).  The last line is "N passed, N failed"; the exit
+ * status is 0 only when nothing failed.
  *
  * The output is for a learner: the first failure in full (its message, its
  * hint on a line of its own, how to rerun it), then each later failure on
@@ -70,11 +69,9 @@ static void setup_output(void)
     const char *no = getenv("NO_COLOR");
     colour = isatty(STDOUT_FILENO) && (no == NULL || no[0] == '\0');
     int w = 0;
-#ifdef TIOCGWINSZ
     struct winsize ws;
     if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0)
         w = ws.ws_col;
-#endif
     if (w <= 0 && getenv("COLUMNS") != NULL)
         w = atoi(getenv("COLUMNS"));
     width = w <= 0 || w > 100 ? 100 : w < 40 ? 40 : w;
@@ -87,29 +84,24 @@ static void setup_output(void)
 static void print_wrapped(int indent, const char *lead, const char *lead_colour,
                           const char *text, size_t len)
 {
-    int col = indent + (int)strlen(lead), start = col;
+    int start = indent + (int)strlen(lead), col = start;
     printf("%*s%s%s%s", indent, "", lead_colour, lead, RESET);
-    const char *p = text, *end = text + len;
-    bool first = true;
-    while (p < end) {
+    for (const char *p = text, *end = text + len; p < end;) {
         while (p < end && isspace((unsigned char)*p))
             p++;
         const char *w = p;
         while (p < end && !isspace((unsigned char)*p))
             p++;
-        int n = (int)(p - w);
-        if (n == 0)
+        if (p == w)
             break;
-        if (!first && col + 1 + n > width) {
+        if (col > start && col + 1 + (p - w) > width) {   /* col > start: not the first */
             printf("\n%*s", start, "");
             col = start;
-        } else if (!first) {
+        } else if (col > start) {
             putchar(' ');
             col++;
         }
-        printf("%.*s", n, w);
-        col += n;
-        first = false;
+        col += printf("%.*s", (int)(p - w), w);
     }
     putchar('\n');
 }
@@ -174,8 +166,7 @@ static const char *crash_hint(const char *msg)
     return "the test's process died. Rerun it with SAN=1 (see below) to find where";
 }
 
-
-static bool verbose_output;   /* -v: a crashed test's output in full */
+static bool verbose;   /* -v: every failure in full, and what each test printed */
 
 static bool has_output(const char *path)
 {
@@ -216,11 +207,10 @@ static void print_full(const k_case *f)
     if (hint) {
         hint += 6;
     } else if (ni && sscanf(ni, "not implemented: %99s (lesson %d)", stub, &stub_lesson) == 2) {
-        const char *file = NULL;
-        if (stub_lesson >= 0 && stub_lesson < NSUITES)
-            file = lesson_files[stub_lesson];
+        const char *file = stub_lesson >= 0 && stub_lesson < NSUITES ? lesson_files[stub_lesson]
+                                                                     : "?";
         snprintf(h, sizeof h, "%s is still a stub: write it in src/%s, where "
-                 "\"TODO (lesson %d)\" marks what to write%s", stub, file ? file : "?",
+                 "\"TODO (lesson %d)\" marks what to write%s", stub, file,
                  stub_lesson, stub_lesson < f->lesson ? "; lessons build on each other, so "
                  "finish the earlier lesson first" : "");
         hint = h;
@@ -231,7 +221,7 @@ static void print_full(const k_case *f)
         print_wrapped(8, "Hint: ", YELLOW, hint, strlen(hint));
     if (f->file != NULL && strstr(f->file, "kit/") == NULL)   /* a framework test's own check */
         printf("        %sat %s:%d%s\n", DIM, f->file, f->line, RESET);
-    if (crash && f->output != NULL && verbose_output)
+    if (crash && f->output != NULL && verbose)
         show_output(f->output);
     else if (crash && f->output != NULL && has_output(f->output))
         printf("        %sthe whole report: make test T=%.*s V=1%s\n", DIM, bl, f->name, RESET);
@@ -260,7 +250,7 @@ static void print_brief(const k_case *f)
     puts(len > room ? "..." : "");
 }
 
-static void print_failures(bool verbose)
+static void print_failures(void)
 {
     if (nfails == 0)
         return;
@@ -323,54 +313,41 @@ static void suggest(const char *want)
         fputs("?\n", stderr);
 }
 
-
 /* ---------------------------------------------------------------------- */
 /* Running                                                                */
 /* ---------------------------------------------------------------------- */
 
-static char cuda_why[800];
+static char cuda_name[800];   /* the device's name, or why it is unusable */
 
 /* The one case that stands for every [cuda] case when the device is
  * unusable: it fails once, with the reason. */
 static void cuda_device(k_ctx *k)
 {
     (void)k;
-    k_fail("the CUDA device is unusable, so no CUDA test ran: %s", cuda_why);
+    k_fail("the CUDA device is unusable, so no CUDA test ran: %s", cuda_name);
 }
 static const k_test cuda_device_test = K_TEST(cuda_device, K_HOST, 0, NULL);
 
-static bool progress_line;
-
 static void progress(const k_case *c, int done, int total, bool started)
 {
-    if (!progress_line)
-        return;
     printf("\r\033[K  %s[%d/%d] %s %s%s", DIM, done, total, started ? "running" : "done",
            c->name, RESET);
     fflush(stdout);
 }
 
-static const char *executor;
-
-static const char *executor_for(const k_case *c)
-{
-    (void)c;
-    return executor;
-}
-
 static void usage(void)
 {
     fprintf(stderr, "usage: run_tests [-l LESSON]... [-t TEST] [-r results.tsv] [-j JOBS] "
-                    "[-q | -v] [-x EXECUTOR] [-T times.tsv]\n");
+                    "[-q | -v] [-T times.tsv]\n");
     exit(2);
 }
 
 int main(int argc, char **argv)
 {
-    bool want[64] = { false }, any_lesson = false, quiet = false, verbose = false;
+    bool want[64] = { false }, any_lesson = false, quiet = false;
     const char *results_path = NULL, *only = NULL, *times = NULL, *cpu_path = NULL;
     int opt, jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    while ((opt = getopt(argc, argv, "l:t:r:qvj:x:T:C:")) != -1) {
+    while ((opt = getopt(argc, argv, "l:t:r:qvj:T:C:")) != -1) {
         switch (opt) {
         case 'l': {
             int l = atoi(optarg);
@@ -384,9 +361,8 @@ int main(int argc, char **argv)
         case 't': only = optarg; break;
         case 'r': results_path = optarg; break;
         case 'q': quiet = true; break;
-        case 'v': verbose = verbose_output = true; break;
+        case 'v': verbose = true; break;
         case 'j': jobs = atoi(optarg); break;
-        case 'x': executor = optarg; break;
         case 'T': times = optarg; break;
         case 'C': cpu_path = optarg; break;
         default: usage();
@@ -402,10 +378,7 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    char cuda_name[800];
-    bool cuda_ok = k_probe_cuda(executor, cuda_name, sizeof cuda_name);
-    if (!cuda_ok)
-        snprintf(cuda_why, sizeof cuda_why, "%s", cuda_name);
+    bool cuda_ok = k_probe_cuda(NULL, cuda_name, sizeof cuda_name);
     int n;   /* -l 6 takes the [cuda] cases of lessons 2-5, which count for it */
     k_case *cases = k_cases(suites, NSUITES, K_CPU | (cuda_ok ? K_CUDA : 0), only,
                             any_lesson ? want : NULL, &n);
@@ -431,11 +404,6 @@ int main(int argc, char **argv)
     if (times == NULL && access("tests/times.tsv", R_OK) == 0)
         times = "tests/times.tsv";
     k_set_limits(cases, n, times, 20 * scale, floor);
-    for (int i = 0; i < n && executor != NULL; i++)   /* they call the library here */
-        if (cases[i].test->where & K_INPROC) {
-            cases[i].skip = true;
-            cases[i].msg = strdup("not run: it calls the library in the test's own process");
-        }
     if (!quiet && (!any_lesson || want[6]))
         printf("CUDA device: %s\n", cuda_ok ? cuda_name : "unusable (see cuda_device)");
     char outdir[] = "/tmp/nd-tests.XXXXXX";
@@ -443,61 +411,49 @@ int main(int argc, char **argv)
         perror("run_tests: mkdtemp");
         return 2;
     }
-    progress_line = !quiet && colour;
     k_plan plan = { .cases = cases, .n = n, .jobs = jobs, .outdir = outdir,
-                    .executor = executor != NULL ? executor_for : NULL,
-                    .wall_factor = 10, .wall_extra = 30, .timeout_budget = 10,
-                    .progress = progress };
+                    .progress = !quiet && colour ? progress : NULL };   /* a terminal's */
     k_run_plan(&plan);
-    if (progress_line)
+    if (plan.progress)
         printf("\r\033[K");
 
     struct { int ok, n; } ran[NSUITES] = { { 0, 0 } };
-    int passed = 0, failed = 0;
+    FILE *cpu = cpu_path != NULL ? fopen(cpu_path, "w") : NULL;
     if ((fails = malloc((size_t)n * sizeof *fails)) == NULL) {
         fprintf(stderr, "run_tests: out of memory\n");
         return 2;
     }
     for (int i = 0; i < n; i++) {
         const k_case *c = &cases[i];
-        if (c->result == K_SKIPPED)
-            continue;
         bool pass = c->result == K_PASS;
         if (!pass)
             fails[nfails++] = c;
         if (results != NULL) {
             fprintf(results, "%d\t%s\t%s\t", c->lesson, c->name, k_result_word(c->result));
-            for (const char *m = pass ? "" : c->msg; m && *m; m++)
-                fputc(*m == '\t' || *m == '\n' ? ' ' : *m, results);
+            k_tsv_field(results, pass ? "" : c->msg);
             fputc('\n', results);
+        }
+        if (pass && cpu != NULL)
+            fprintf(cpu, "%s\t%.4f\n", c->name, c->cpu);
+        if (pass && verbose && c->output != NULL && has_output(c->output)) {
+            printf("  %s%s printed:%s\n", DIM, c->name, RESET);
+            show_output(c->output);
         }
         int l = c->lesson < NSUITES ? c->lesson : NSUITES - 1;
         ran[l].n++;
         ran[l].ok += pass;
-        passed += pass;
-        failed += !pass;
     }
     if (results != NULL)
         fclose(results);
-    FILE *cpu = cpu_path != NULL ? fopen(cpu_path, "w") : NULL;
-    for (int i = 0; cpu != NULL && i < n; i++)
-        if (cases[i].result == K_PASS)
-            fprintf(cpu, "%s\t%.4f\n", cases[i].name, cases[i].cpu);
     if (cpu != NULL)
         fclose(cpu);
-    for (int i = 0; verbose && i < n; i++)   /* what passing tests printed */
-        if (cases[i].result == K_PASS && cases[i].output != NULL &&
-            has_output(cases[i].output)) {
-            printf("  %s%s printed:%s\n", DIM, cases[i].name, RESET);
-            show_output(cases[i].output);
-        }
     if (!quiet)
-        print_failures(verbose);
+        print_failures();
     for (int l = 0; l < NSUITES; l++)
         if (ran[l].n > 0)
             printf("%slesson %d  %-12s %3d/%-3d passed%s\n", ran[l].ok == ran[l].n ? GREEN : "",
                    l, suites[l]->name, ran[l].ok, ran[l].n, RESET);
-    printf("%d passed, %d failed\n", passed, failed);
+    printf("%d passed, %d failed\n", n - nfails, nfails);
     for (int i = 0; i < n; i++) {
         if (cases[i].output != NULL)
             unlink(cases[i].output);
@@ -508,5 +464,5 @@ int main(int argc, char **argv)
     rmdir(outdir);
     free(cases);
     free(fails);
-    return failed == 0 ? 0 : 1;
+    return nfails == 0 ? 0 : 1;
 }

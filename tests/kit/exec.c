@@ -128,7 +128,7 @@ static bool lists(job *j)
     return true;
 }
 
-static const int64_t *list(const job *j, int l)
+static int64_t *list(const job *j, int l)
 {
     return j->c->list_null[l] ? NULL : j->l64[l];
 }
@@ -186,10 +186,8 @@ static void simplify_dims(job *j)
 {
     const k_call *c = j->c;
     int n = c->n;
-    j->r->status = nd_simplify_dims(c->out == K_OUT_NULL ? NULL : &n,
-                                    c->list_null[0] ? NULL : j->l64[0],
-                                    c->list_null[1] ? NULL : j->l64[1],
-                                    c->list_null[2] ? NULL : j->l64[2]);
+    j->r->status = nd_simplify_dims(c->out == K_OUT_NULL ? NULL : &n, list(j, 0), list(j, 1),
+                                    list(j, 2));
     int64_t *v = vals(j->r, 1 + 3 * K_LIST);
     v[0] = n;
     for (int l = 0; l < 3; l++)
@@ -208,10 +206,9 @@ static void simplify_perm(job *j)
     const k_call *c = j->c;
     int64_t shape[K_LIST], oshape[K_LIST];
     int perm[K_LIST], operm[K_LIST], ondim = (int)K_POISON64;
-    memcpy(shape, c->list[0], sizeof shape);
-    for (int k = 0; k < K_LIST; k++)
-        perm[k] = (int)c->list[1][k];
     for (int k = 0; k < K_LIST; k++) {
+        shape[k] = c->list[0][k];
+        perm[k] = (int)c->list[1][k];
         oshape[k] = K_POISON64;
         operm[k] = (int)K_POISON64;
     }
@@ -377,10 +374,7 @@ static void read_out(job *j)
 #pragma weak ndemu_launch_count
 #pragma weak ndemu_launch_get
 
-/* Append K_PROF_VALS values to r->vals: the head (K_PROF_NONE: no
- * emulator; K_PROF_OFF: not instrumented; else the number of launches
- * recorded), then per access kind the K_PROF_FIELDS counts, summed over
- * every launch (kit_impl.h). */
+/* Append the K_PROF_VALS counters to r->vals (their layout: kit_impl.h). */
 static void profile(k_res *r)
 {
     int64_t head = ndemu_launch_count == NULL || ndemu_launch_get == NULL ||
@@ -431,7 +425,7 @@ void k_exec(const k_call *c, k_res *r)
     for (int i = 0; i < c->nargs; i++)   /* every argument is const */
         if (j.out != &j.arr[i] && memcmp(&j.arr[i], &j.before[i], sizeof j.arr[i]) != 0)
             r->args_changed |= 1 << i;
-    if (r->status != ND_OK && !r->setup_failed && c->op != K_DEVICE)
+    if (r->status != ND_OK && !r->setup_failed)
         snprintf(r->msg, sizeof r->msg, "%s", nd_last_error());
     if (j.out != NULL)
         read_out(&j);
@@ -458,26 +452,6 @@ done:
     for (int l = 0; l < 3; l++) {
         free(j.l64[l]);
         free(j.l32[l]);
-    }
-}
-
-int k_serve(int in, int out)
-{
-    for (;;) {
-        k_call c;
-        bool eof;
-        memset(&c, 0, sizeof c);
-        const char *err = k_read_call(in, &c, &eof);
-        if (err != NULL)
-            return eof ? 0 : 3;
-        k_res r;
-        k_exec(&c, &r);
-        for (int i = 0; i < K_BUFS; i++)
-            free(c.bufs[i].v);
-        bool ok = k_write_res(out, &r);
-        k_res_free(&r);
-        if (!ok)
-            return 3;
     }
 }
 

@@ -87,9 +87,9 @@ bool k_write_res(int fd, const k_res *r);
 /* The raw result of call c, sent as number seq; or what was wrong. */
 const char *k_read_res(int fd, const k_call *c, uint32_t seq, k_res *r);
 
-/* The executor's loop: read calls on fd `in`, write results to `out`,
- * until end of input.  Returns the exit status. */
-int k_serve(int in, int out);
+/* The executor's loop: read calls on fd `in`, run each with `exec` (k_exec),
+ * write results to `out`, until end of input.  Returns the exit status. */
+int k_serve(int in, int out, void (*exec)(const k_call *c, k_res *r));
 
 /* Whether op writes its result into an output array struct (out). */
 static inline bool k_takes_out(k_op op)

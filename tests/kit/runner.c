@@ -11,14 +11,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/time.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,20 +39,19 @@ static double now(void)
  * skips the handler that writes the counts. */
 void __gcov_dump(void) __attribute__((weak));
 
-static double cpu_of(const struct rusage *ru)
+/* p, an allocation the runner cannot go on without. */
+static void *need(void *p)
 {
-    return (double)ru->ru_utime.tv_sec + 1e-6 * (double)ru->ru_utime.tv_usec +
-           (double)ru->ru_stime.tv_sec + 1e-6 * (double)ru->ru_stime.tv_usec;
+    if (p == NULL) {
+        fprintf(stderr, "runner: out of memory\n");
+        exit(2);
+    }
+    return p;
 }
 
 static char *dup_str(const char *s)
 {
-    char *d = strdup(s ? s : "");
-    if (d == NULL) {
-        fprintf(stderr, "runner: out of memory\n");
-        exit(2);
-    }
-    return d;
+    return need(strdup(s ? s : ""));
 }
 
 /* ---------------------------------------------------------------------- */
@@ -80,11 +78,7 @@ k_case *k_cases(const k_suite *const *suites, int nsuites, int devices, const ch
     int cap = 0;
     for (int s = 0; s < nsuites; s++)
         cap += 2 * suites[s]->ntests;
-    k_case *cases = calloc((size_t)(cap > 0 ? cap : 1), sizeof *cases);
-    if (cases == NULL) {
-        fprintf(stderr, "runner: out of memory\n");
-        exit(2);
-    }
+    k_case *cases = need(calloc((size_t)(cap > 0 ? cap : 1), sizeof *cases));
     *n = 0;
     for (int s = 0; s < nsuites; s++) {
         const k_suite *su = suites[s];
@@ -216,18 +210,13 @@ typedef struct {
 static void report(int fd, k_result res, double cpu, const char *file, int line, const char *msg)
 {
     report_head h = { (int)res, line, cpu };
-    size_t lf = strlen(file ? file : "") + 1, lm = strlen(msg ? msg : "") + 1;
-    uint32_t len = (uint32_t)(sizeof h + lf + lm);
-    char *b = malloc(4 + len);
-    if (b == NULL)
-        _exit(4);
-    memcpy(b, &len, 4);
-    memcpy(b + 4, &h, sizeof h);
-    memcpy(b + 4 + sizeof h, file ? file : "", lf);
-    memcpy(b + 4 + sizeof h + lf, msg ? msg : "", lm);
-    ssize_t unused = write(fd, b, 4 + len);
+    file = file ? file : "";
+    msg = msg ? msg : "";
+    uint32_t len = (uint32_t)(sizeof h + strlen(file) + 1 + strlen(msg) + 1);
+    struct iovec v[] = { { &len, 4 }, { &h, sizeof h }, { (char *)file, strlen(file) + 1 },
+                         { (char *)msg, strlen(msg) + 1 } };
+    ssize_t unused = writev(fd, v, 4);
     (void)unused;
-    free(b);
 }
 
 static int report_fd = -1;
@@ -238,6 +227,12 @@ void k_provisional(const char *msg)
         report(report_fd, K_FAIL, 0, NULL, 0, msg);
 }
 
+void k_tsv_field(FILE *f, const char *s)
+{
+    for (; s && *s; s++)
+        fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
+}
+
 static uint64_t seed_of(const char *name)
 {
     uint64_t h = 1469598103934665603ULL;   /* FNV-1a */
@@ -246,21 +241,14 @@ static uint64_t seed_of(const char *name)
     return h;
 }
 
-/* What ended a remote executor, in words; its CPU seconds in *cpu. */
-static const char *executor_end(k_ctx *k, double *cpu, k_result *res, bool mid_call);
+static const char *executor_end(k_ctx *k, k_result *res, bool mid_call);
 
-static void run_worker(k_plan *p, k_case *c, int fd, const char *output)
+static void run_worker(k_plan *p, k_case *c, int fd)
 {
-    k_ctx k;
-    memset(&k, 0, sizeof k);
-    k.test = c->test;
-    k.dev = c->dev;
-    k.rng = seed_of(c->name);
-    k.where = p->executor != NULL ? K_REMOTE : K_LOCAL;
-    k.exec_path = p->executor != NULL ? p->executor(c) : NULL;
-    k.exec_output = output;
-    k.cpu_limit = c->limit;
-    k.exec_pid = -1;
+    k_ctx k = { .test = c->test, .dev = c->dev, .rng = seed_of(c->name),
+                .where = p->executor != NULL ? K_REMOTE : K_LOCAL,
+                .exec_path = p->executor != NULL ? p->executor(c) : NULL,
+                .exec_output = c->output, .cpu_limit = c->limit, .exec_pid = -1 };
     current = &k;
     worker_result = K_FAIL;
     report_fd = fd;
@@ -278,16 +266,9 @@ static void run_worker(k_plan *p, k_case *c, int fd, const char *output)
     srunner_run_all(sr, CK_SILENT);
     TestResult **tr = srunner_results(sr);
     TestResult *r = tr[0];
-    double cpu = k.exec_cpu;
-    const char *why = NULL;
     k_result how = worker_result;
-    if (k.where == K_REMOTE && k.exec_pid > 0) {
-        why = executor_end(&k, &cpu, &how, false);   /* ended badly after its last call? */
-    } else if (k.where == K_LOCAL) {
-        struct rusage ru;
-        getrusage(RUSAGE_SELF, &ru);
-        cpu = cpu_of(&ru);
-    }
+    const char *why = executor_end(&k, &how, false);   /* ended badly after its last call? */
+    double cpu = k.where == K_LOCAL ? k_cpu_of(NULL) : k.exec_cpu;
     /* in a sanitizer build, memory the code under test kept is a failure */
     if (tr_rtype(r) == CK_PASS && why == NULL && k.where == K_LOCAL &&
         __lsan_do_recoverable_leak_check != NULL && __lsan_do_recoverable_leak_check() != 0) {
@@ -314,6 +295,7 @@ static void run_worker(k_plan *p, k_case *c, int fd, const char *output)
 static pid_t plain_launch(const char *path, int calls, int results, const char *output,
                           double cpu_seconds)
 {
+    fflush(NULL);
     pid_t pid = fork();
     if (pid != 0)
         return pid;
@@ -325,6 +307,8 @@ static pid_t plain_launch(const char *path, int calls, int results, const char *
     for (int fd = 4; fd < 1024; fd++)
         close(fd);
     k_limit_cpu(cpu_seconds);
+    if (path == NULL)   /* an executor in this program (run_tests' CUDA probe) */
+        _exit(k_serve(0, 3, k_local));
     execl(path, path, (char *)NULL);
     _exit(127);
 }
@@ -339,29 +323,39 @@ static int plain_reap(pid_t pid, int *status, double *cpu, char *why, size_t cap
     pid_t w;
     while ((w = wait4(pid, status, 0, &ru)) < 0 && errno == EINTR)
         ;
-    *cpu = cpu_of(&ru);
+    *cpu = k_cpu_of(&ru);
     return w == pid ? 0 : -1;
 }
 
 k_reaper *k_reap = plain_reap;
 
-static void start_executor(k_ctx *k)
+/* Start k's executor: NULL, or why it could not. */
+static const char *start_executor(k_ctx *k)
 {
+    static char err[600];
     int calls[2], results[2];
-    if (pipe2(calls, O_CLOEXEC) != 0 || pipe2(results, O_CLOEXEC) != 0)
-        k_fail("test setup: cannot make pipes: %s", strerror(errno));
+    if (pipe2(calls, O_CLOEXEC) != 0 || pipe2(results, O_CLOEXEC) != 0) {
+        snprintf(err, sizeof err, "cannot make pipes: %s", strerror(errno));
+        return err;
+    }
     k_wire_reset();
     k->exec_pid = k_launch(k->exec_path, calls[0], results[1], k->exec_output, k->cpu_limit);
     close(calls[0]);
     close(results[1]);
-    if (k->exec_pid < 0)
-        k_fail("test setup: cannot start the executor %s", k->exec_path);
     k->to_exec = calls[1];
     k->from_exec = results[0];
+    if (k->exec_pid < 0) {
+        close(k->to_exec);
+        close(k->from_exec);
+        snprintf(err, sizeof err, "cannot start the executor %.500s",
+                 k->exec_path ? k->exec_path : "(a fork of this program)");
+        return err;
+    }
     /* calls go out ahead of their results (check.c): a full pipe must not
      * block while the executor waits for its results to be read */
     fcntl(k->to_exec, F_SETFL, fcntl(k->to_exec, F_GETFL) | O_NONBLOCK);
     signal(SIGPIPE, SIG_IGN);
+    return NULL;
 }
 
 /* The first line of the captured output that contains `needle`. */
@@ -412,51 +406,51 @@ static const char *sanitizer_line(const char *output, char *dst, size_t cap)
     return NULL;
 }
 
-/* How a process ended, in words a student can act on. */
-static const char *ending(int status, double cpu, double limit, const char *output,
-                          k_result *res, char *dst, size_t cap)
+/* How a process ended, in words a student can act on: from its wait status
+ * and CPU seconds, or from what its launcher said (`said`, "" if nothing:
+ * the sandbox names what killed it), and from its output (a sanitizer's
+ * report, the stack at the CPU limit). */
+static const char *ending(int status, const char *said, double cpu, double limit,
+                          const char *output, k_result *res, char *dst, size_t cap)
 {
-    char san[1200];
-    *res = K_CRASH;
-    if (sanitizer_line(output, san, sizeof san) != NULL) {
-        snprintf(dst, cap, "%s", san);
-        return dst;
-    }
-    if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGPROF ||
-                                (WTERMSIG(status) == SIGKILL && cpu >= limit))) {
-        *res = K_TIMEOUT;
-        char frame[1200];
-        if (lesson_frame(output, "The CPU time limit was reached here", frame, sizeof frame))
-            snprintf(dst, cap, "stopped after %.1f s of CPU time, its limit: an endless loop, "
-                     "or far too slow, %s?", cpu, frame);
-        else
-            snprintf(dst, cap, "stopped after %.1f s of CPU time, its limit: an endless loop, "
-                     "or far too slow", cpu);
-        return dst;
-    }
-    if (WIFEXITED(status)) {
+    int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    bool out_of_cpu = said[0] != '\0' ? strstr(said, "CPU") != NULL
+                      : sig == SIGXCPU || sig == SIGPROF || (sig == SIGKILL && cpu >= limit);
+    char at[1300] = "", frame[1200], line[600];
+    if (out_of_cpu &&
+        lesson_frame(output, "The CPU time limit was reached here", frame, sizeof frame))
+        snprintf(at, sizeof at, ", %s?", frame);   /* where it was looping */
+    *res = out_of_cpu ? K_TIMEOUT : K_CRASH;
+    if (sanitizer_line(output, dst, cap) != NULL) {
+        *res = K_CRASH;
+    } else if (said[0] != '\0') {
+        snprintf(dst, cap, "%s%s", said, at);
+    } else if (out_of_cpu) {
+        snprintf(dst, cap, "stopped after %.1f s of CPU time, its limit: an endless loop, "
+                 "or far too slow%s", cpu, at);
+    } else if (WIFEXITED(status)) {
         snprintf(dst, cap, "the process ended (exit status %d) in the middle of the test: "
                  "lesson code must return, never call exit()", WEXITSTATUS(status));
-        return dst;
-    }
-    int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-    char line[600];
-    if (sig == SIGSYS && find_line(output, "forbidden system call", line, sizeof line)) {
+    } else if (sig == SIGSYS && find_line(output, "forbidden system call", line, sizeof line)) {
         snprintf(dst, cap, "stopped by the sandbox: %s (tests may not fork, exec, signal or "
                  "trace other processes, or use the network)", line);
-        return dst;
+    } else {
+        const char *what = sig == SIGSEGV || sig == SIGBUS
+                               ? "a read or write through a bad pointer or outside an array"
+                           : sig == SIGABRT ? "abort(): a failed assert, or a corrupted heap"
+                           : sig == SIGFPE ? "an integer division by zero"
+                           : sig == SIGSYS ? "a system call tests may not make"
+                                           : "a signal";
+        snprintf(dst, cap, "crashed: %s (signal %d, %s)", what, sig, strsignal(sig));
     }
-    const char *what = sig == SIGSEGV || sig == SIGBUS
-                           ? "a read or write through a bad pointer or outside an array"
-                       : sig == SIGABRT ? "abort(): a failed assert, or a corrupted heap"
-                       : sig == SIGFPE ? "an integer division by zero"
-                       : sig == SIGSYS ? "a system call tests may not make"
-                                       : "a signal";
-    snprintf(dst, cap, "crashed: %s (signal %d, %s)", what, sig, strsignal(sig));
     return dst;
 }
 
-static const char *executor_end(k_ctx *k, double *cpu, k_result *res, bool mid_call)
+/* End k's executor (its input closed, what it still sends read) and say
+ * how it ended: NULL if it exited cleanly and was not answering a call
+ * (mid_call), else in words, with *res the result they mean.  Its CPU
+ * seconds go to k->exec_cpu. */
+static const char *executor_end(k_ctx *k, k_result *res, bool mid_call)
 {
     static char why[1500];
     if (k->exec_pid <= 0)
@@ -483,10 +477,9 @@ static const char *executor_end(k_ctx *k, double *cpu, k_result *res, bool mid_c
         extra = true;
     int status = 0;
     char said[600] = "";
-    k_reap(k->exec_pid, &status, cpu, said, sizeof said);
-    if (told > *cpu)
-        *cpu = told;
-    k->exec_cpu = *cpu;
+    k_reap(k->exec_pid, &status, &k->exec_cpu, said, sizeof said);
+    if (told > k->exec_cpu)
+        k->exec_cpu = told;
     k->exec_pid = -1;
     if (extra) {
         *res = K_FAIL;
@@ -494,19 +487,16 @@ static const char *executor_end(k_ctx *k, double *cpu, k_result *res, bool mid_c
     }
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && !mid_call)
         return NULL;
-    if (said[0] != '\0') {   /* the launcher's own words (the sandbox) */
-        char san[1200];
-        *res = strstr(said, "CPU") != NULL ? K_TIMEOUT : K_CRASH;
-        if (sanitizer_line(k->exec_output, san, sizeof san) != NULL)
-            snprintf(why, sizeof why, "%s", san);
-        else if (*res == K_TIMEOUT && lesson_frame(k->exec_output,
-                     "The CPU time limit was reached here", san, sizeof san))
-            snprintf(why, sizeof why, "%.600s, %.880s?", said, san);
-        else
-            snprintf(why, sizeof why, "%s", said);
-        return why;
-    }
-    return ending(status, *cpu, k->cpu_limit, k->exec_output, res, why, sizeof why);
+    return ending(status, said, k->exec_cpu, k->cpu_limit, k->exec_output, res, why, sizeof why);
+}
+
+/* Why k's executor did not answer a call (err, the wire's words): how it
+ * ended, if it did.  It is ended either way; *res: what that means. */
+static const char *exec_error(k_ctx *k, const char *err, k_result *res)
+{
+    bool ended = strncmp(err, "the process ended", strlen("the process ended")) == 0;
+    const char *why = executor_end(k, res, ended);
+    return ended && why != NULL ? why : err;
 }
 
 void (*k_local)(const k_call *c, k_res *r);
@@ -515,21 +505,15 @@ void k_exec_failed(k_ctx *k, const k_call *c, const char *err)
 {
     char call[1500];
     k_describe(c, call, sizeof call);
-    double cpu;
-    k_result res = K_FAIL;
-    bool ended = strcmp(err, "the process ended") == 0 ||
-                 strcmp(err, "the process ended in the middle of a result") == 0;
-    const char *why = executor_end(k, &cpu, &res, ended);
-    worker_result = res;
-    if (why == NULL || !ended)
-        why = err;
-    k_fail("%s: %s", call, why);
+    worker_result = K_FAIL;
+    k_fail("%s: %s", call, exec_error(k, err, &worker_result));
 }
 
 uint32_t k_send(k_ctx *k, const k_call *c)
 {
-    if (k->exec_pid < 0)
-        start_executor(k);
+    const char *err = k->exec_pid < 0 ? start_executor(k) : NULL;
+    if (err != NULL)
+        k_fail("test setup: %s", err);
     return k_write_call(k->to_exec, c);
 }
 
@@ -569,65 +553,24 @@ void k_dispatch(k_ctx *k, const k_call *c, k_res *r)
 
 bool k_probe_cuda(const char *executor, char *name, size_t cap)
 {
-    int fd[2];
-    if (pipe(fd) != 0) {
-        snprintf(name, cap, "cannot make a pipe to probe the CUDA device");
-        return false;
+    k_ctx k = { .exec_path = executor, .exec_pid = -1, .cpu_limit = 60 };
+    k_call c = { .op = K_DEVICE, .dev = ND_CUDA, .out = K_OUT_NEW };
+    k_res r = { 0 };
+    k_result res;
+    void (*sigpipe)(int) = signal(SIGPIPE, SIG_IGN);   /* start_executor ignores it */
+    const char *err = start_executor(&k);
+    if (err == NULL) {
+        uint32_t seq = k_write_call(k.to_exec, &c);
+        err = seq != 0 ? k_read_res(k.from_exec, &c, seq, &r) : "the process ended";
+        if (err != NULL)
+            err = exec_error(&k, err, &res);
+        else
+            k_abandon(&k);   /* how it ends after answering is no matter */
     }
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fd[0]);
-        k_call c = { .op = K_DEVICE, .dev = ND_CUDA, .out = K_OUT_NEW };
-        k_res r;
-        memset(&r, 0, sizeof r);
-        const char *err = NULL;
-        if (executor == NULL && k_local != NULL) {
-            k_local(&c, &r);
-        } else {
-            int calls[2], results[2];
-            pid_t ex = -1;
-            k_wire_reset();
-            if (pipe2(calls, O_CLOEXEC) == 0 && pipe2(results, O_CLOEXEC) == 0)
-                ex = k_launch(executor, calls[0], results[1], NULL, 60);
-            if (ex < 0)
-                err = "the executor could not be started";
-            else {
-                close(calls[0]);
-                close(results[1]);
-                signal(SIGPIPE, SIG_IGN);
-                uint32_t seq = k_write_call(calls[1], &c);
-                err = seq != 0 ? k_read_res(results[0], &c, seq, &r) : "the executor ended";
-                close(calls[1]);
-                int st;
-                double cpu;
-                char said[300];
-                k_reap(ex, &st, &cpu, said, sizeof said);
-            }
-        }
-        char line[800];
-        int n = snprintf(line, sizeof line, "%s %s", err == NULL && r.status == ND_OK ? "ok" : "no",
-                         err != NULL ? err : r.msg);
-        ssize_t w = write(fd[1], line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
-        _exit(w > 0 ? 0 : 1);
-    }
-    close(fd[1]);
-    char line[800] = "";
-    ssize_t got = 0, r;
-    while (pid > 0 && got < (ssize_t)sizeof line - 1 &&
-           (r = read(fd[0], line + got, sizeof line - 1 - (size_t)got)) > 0)
-        got += r;
-    line[got] = '\0';
-    close(fd[0]);
-    int status = 0;
-    if (pid > 0)
-        waitpid(pid, &status, 0);
-    bool ok = strncmp(line, "ok ", 3) == 0;
-    if (ok || strncmp(line, "no ", 3) == 0)
-        snprintf(name, cap, "%s", line + 3);
-    else
-        snprintf(name, cap, "the probe %s", pid < 0 ? "could not fork"
-                                            : WIFSIGNALED(status) ? "crashed" : "failed");
+    signal(SIGPIPE, sigpipe);
+    snprintf(name, cap, "%s", err != NULL ? err : r.msg);
+    bool ok = err == NULL && r.status == ND_OK;
+    k_res_free(&r);
     return ok;
 }
 
@@ -642,7 +585,6 @@ typedef struct {
     double start;
     char *buf;
     size_t len, cap;
-    char output[4096];
 } slot;
 
 /* Read what the worker has sent; false at the end of its pipe. */
@@ -650,9 +592,7 @@ static bool read_more(slot *s)
 {
     if (s->len == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 4096;
-        s->buf = realloc(s->buf, s->cap);
-        if (s->buf == NULL)
-            exit(2);
+        s->buf = need(realloc(s->buf, s->cap));
     }
     ssize_t r = read(s->fd, s->buf + s->len, s->cap - s->len);
     if (r > 0)
@@ -692,11 +632,9 @@ static void take_report(slot *s, int status, double cpu_self, k_plan *p)
     }
     /* the worker died: in a local run, with the code under test */
     char why[1500];
-    k_result res;
     c->cpu = cpu_self;
-    ending(status, cpu_self, c->limit, p->executor != NULL ? NULL : s->output, &res, why,
-           sizeof why);
-    c->result = res;
+    ending(status, "", cpu_self, c->limit, p->executor != NULL ? NULL : c->output, &c->result,
+           why, sizeof why);
     c->msg = dup_str(why);
 }
 
@@ -710,8 +648,9 @@ static void start(k_plan *p, slot *s, k_case *c, int index)
     memset(s, 0, sizeof *s);
     s->c = c;
     s->start = now();
-    snprintf(s->output, sizeof s->output, "%s/%d.out", p->outdir ? p->outdir : "/tmp", index);
-    c->output = dup_str(s->output);
+    char output[4096];
+    snprintf(output, sizeof output, "%s/%d.out", p->outdir, index);
+    c->output = dup_str(output);
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
@@ -722,14 +661,14 @@ static void start(k_plan *p, slot *s, k_case *c, int index)
         setpgid(0, 0);
         close(fd[0]);
         if (p->executor == NULL) {   /* the code under test prints here */
-            int out = open(s->output, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            int out = open(c->output, O_WRONLY | O_CREAT | O_TRUNC, 0600);
             if (out >= 0) {
                 dup2(out, 1);
                 dup2(out, 2);
                 close(out);
             }
         }
-        run_worker(p, c, fd[1], s->output);
+        run_worker(p, c, fd[1]);
     }
     close(fd[1]);
     s->pid = pid;
@@ -746,67 +685,52 @@ static int by_expected(const void *a, const void *b)
     return ei > ej ? -1 : ei < ej ? 1 : (i > j) - (i < j);
 }
 
+/* The running plan's workers and order, static: a worker's leak check
+ * (LeakSanitizer) then finds them reachable, not leaked by the test. */
+static slot *slots;
+static struct pollfd *pf;
+static int *order;
+
 void k_run_plan(k_plan *p)
 {
-    int jobs = p->jobs > 0 ? p->jobs : 1, next = 0, done = 0, total = 0;
+    int jobs = p->jobs > 0 ? p->jobs : 1, total = 0, next = 0, done = 0, running = 0;
+    slots = need(calloc((size_t)jobs, sizeof *slots));
+    pf = need(calloc((size_t)jobs, sizeof *pf));
+    order = need(malloc((size_t)(p->n > 0 ? p->n : 1) * sizeof *order));
     for (int i = 0; i < p->n; i++)
-        if (!p->cases[i].skip)
-            total++;
-        else
+        if (p->cases[i].skip)
             p->cases[i].result = K_SKIPPED;
-    slot *slots = calloc((size_t)jobs, sizeof *slots);
-    int *order = malloc((size_t)(p->n > 0 ? p->n : 1) * sizeof *order);
-    if (slots == NULL || order == NULL)
-        exit(2);
-    for (int i = 0; i < p->n; i++)
-        order[i] = i;
+        else
+            order[total++] = i;
     order_base = p->cases;
-    qsort(order, (size_t)p->n, sizeof *order, by_expected);
-    int running = 0;
+    qsort(order, (size_t)total, sizeof *order, by_expected);
     double timed_out = 0;
     for (;;) {
-        while (running < jobs && next < p->n) {
+        for (; running < jobs && next < total; next++, running++) {
             k_case *c = &p->cases[order[next]];
-            if (c->skip) {
-                next++;
-                continue;
-            }
-            if (p->timeout_budget > 0 && timed_out > p->timeout_budget && c->short_limit > 0 &&
-                c->short_limit < c->limit)
+            if (timed_out > K_TIMEOUT_BUDGET && c->short_limit > 0 && c->short_limit < c->limit)
                 c->limit = c->short_limit;
-            for (int j = 0; j < jobs; j++)
-                if (slots[j].c == NULL) {
-                    start(p, &slots[j], c, order[next]);
-                    running++;
-                    if (p->progress)
-                        p->progress(c, done, total, true);
-                    break;
-                }
-            next++;
+            int j = 0;
+            while (slots[j].c != NULL)   /* there is a free one: fewer than jobs run */
+                j++;
+            start(p, &slots[j], c, order[next]);
+            if (p->progress)
+                p->progress(c, done, total, true);
         }
         if (running == 0)
             break;
-        struct pollfd pf[64];
-        int map[64], np = 0;
-        double wait = 1.0;
-        for (int j = 0; j < jobs && np < 64; j++)
-            if (slots[j].c != NULL && slots[j].fd >= 0) {
-                pf[np] = (struct pollfd){ .fd = slots[j].fd, .events = POLLIN };
-                map[np++] = j;
-            }
-        poll(pf, (nfds_t)np, (int)(wait * 1000));
-        for (int i = 0; i < np; i++) {
-            slot *s = &slots[map[i]];
-            if ((pf[i].revents & (POLLIN | POLLHUP | POLLERR)) && !read_more(s)) {
+        for (int j = 0; j < jobs; j++)   /* poll skips a negative fd (a free slot's) */
+            pf[j] = (struct pollfd){ .fd = slots[j].c ? slots[j].fd : -1, .events = POLLIN };
+        poll(pf, (nfds_t)jobs, 1000);
+        for (int j = 0; j < jobs; j++) {
+            slot *s = &slots[j];
+            if ((pf[j].revents & (POLLIN | POLLHUP | POLLERR)) && !read_more(s)) {
                 close(s->fd);
                 s->fd = -1;
             }
-        }
-        for (int j = 0; j < jobs; j++) {
-            slot *s = &slots[j];
             if (s->c == NULL)
                 continue;
-            double backstop = p->wall_factor * s->c->limit + p->wall_extra;
+            double backstop = K_WALL_LIMIT(s->c->limit);
             if (s->fd >= 0 && now() - s->start > backstop) {
                 kill(-s->pid, SIGKILL);
                 kill(s->pid, SIGKILL);
@@ -824,7 +748,7 @@ void k_run_plan(k_plan *p)
                 close(s->fd);
             }
             bool walled = now() - s->start > backstop;
-            take_report(s, status, cpu_of(&ru), p);
+            take_report(s, status, k_cpu_of(&ru), p);
             if (walled && s->c->result != K_PASS) {
                 free(s->c->msg);
                 char m[300];
@@ -845,5 +769,6 @@ void k_run_plan(k_plan *p)
         }
     }
     free(slots);
+    free(pf);
     free(order);
 }

@@ -38,7 +38,7 @@ typedef struct k_case {
     char *file;            /* where the failing check is, or NULL */
     int line;
     double cpu;            /* seconds */
-    char *output;          /* captured output file of a remote executor */
+    char *output;          /* the file the code under test prints to */
 } k_case;
 
 typedef struct k_plan {
@@ -46,14 +46,9 @@ typedef struct k_plan {
     int n;
     int jobs;
     /* NULL: calls run in the worker itself.  Otherwise the executor to
-     * start for a case, and how (k_spawn below is the default). */
+     * start for a case (k_launch starts it). */
     const char *(*executor)(const k_case *c);
-    const char *outdir;           /* where remote executors' output goes */
-    double wall_factor, wall_extra;   /* backstop: factor * limit + extra */
-    /* once cases that timed out have used this many CPU seconds, cases
-     * still to start get their short_limit (a submission that loops in a
-     * function every test calls then costs minutes, not an hour); 0: never */
-    double timeout_budget;
+    const char *outdir;           /* where each case's output goes */
     /* called as cases start and end (for a progress line) */
     void (*progress)(const k_case *c, int done, int total, bool started);
 } k_plan;
@@ -69,12 +64,21 @@ k_case *k_cases(const k_suite *const *suites, int nsuites, int devices, const ch
  * grader's verdict leaves it NULL: it never links the library. */
 extern void (*k_local)(const k_call *c, k_res *r);
 
-/* Run the plan's cases that are not skipped; fills each case's outcome. */
+/* Run the plan's cases that are not skipped; fills each case's outcome.
+ * Once cases that timed out have used K_TIMEOUT_BUDGET CPU seconds, cases
+ * still to start get their short_limit (a submission that loops in a
+ * function every test calls then costs minutes, not an hour). */
 void k_run_plan(k_plan *p);
+#define K_TIMEOUT_BUDGET 10
 
-/* Start an executor: argv[0] with its calls on fd 0, results on fd 3 and
- * its output to `output` (or /dev/null), under the CPU limit.  A launcher
- * (the grader's sandbox) may replace it. */
+/* The wall-clock backstop of a case, or an executor, whose CPU limit is
+ * `cpu` seconds. */
+#define K_WALL_LIMIT(cpu) (10 * (cpu) + 30)
+
+/* Start an executor: the program `path` (NULL: a fork of this one, serving
+ * calls with k_local) with its calls on fd 0, results on fd 3 and its
+ * output to `output` (or /dev/null), under the CPU limit.  A launcher (the
+ * grader's sandbox) may replace it. */
 typedef pid_t k_launcher(const char *path, int calls, int results, const char *output,
                          double cpu_seconds);
 extern k_launcher *k_launch;
@@ -85,16 +89,20 @@ extern k_launcher *k_launch;
 typedef int k_reaper(pid_t pid, int *status, double *cpu, char *why, size_t cap);
 extern k_reaper *k_reap;
 
-/* Probe the CUDA device in a child (a CUDA context does not survive a
- * fork): true with its name, or false with the reason. */
+/* Probe the CUDA device in an executor (`executor`, as k_launch takes it;
+ * never in this process: a CUDA context does not survive a fork): true
+ * with its name, or false with the reason. */
 bool k_probe_cuda(const char *executor, char *name, size_t cap);
 
 /* Seconds of CPU a case may use: per-test times measured on the solution
  * ("name<TAB>seconds" lines) times `factor`, at least `floor`; its short
- * limit (see timeout_budget) is 3 times the solution's, at least floor/4. */
+ * limit (see k_run_plan) is 3 times the solution's, at least floor/4. */
 void k_set_limits(k_case *cases, int n, const char *times_path, double factor, double floor);
 
 const char *k_result_word(k_result r);
+
+/* s (NULL: nothing) as a field of a results TSV: tabs and line breaks as spaces. */
+void k_tsv_field(FILE *f, const char *s);
 
 /* At the CPU limit, print the stack (to say where the code was looping),
  * then die of SIGXCPU as before.  The executor calls it too. */
@@ -102,6 +110,10 @@ void k_catch_cpu_limit(void);
 
 /* Limit this process (and a program it then execs) to `seconds` of CPU. */
 void k_limit_cpu(double seconds);
+
+/* The CPU seconds, user and system, of a usage (NULL: this process's). */
+struct rusage;
+double k_cpu_of(const struct rusage *ru);
 
 /* What an executor writes after its last result: its own CPU seconds (a
  * sandboxed executor's wait status does not carry them). */

@@ -1,8 +1,9 @@
 /*
- * stack.c -- where the code under test was when its CPU time ran out:
- * linked into every process that runs it (a student's test worker, the
- * grader's executor), so that a timeout's message can name the looping
- * function and line of the lesson file.
+ * stack.c -- the CPU time of the code under test: its limit, what it used,
+ * and where the code was when it ran out.  Linked into every process that
+ * runs it (a student's test worker, the grader's executor), so that a
+ * timeout's message can name the looping function and line of the lesson
+ * file.
  */
 #include "runner.h"
 
@@ -62,3 +63,14 @@ void k_limit_cpu(double seconds)
     setrlimit(RLIMIT_CPU, &r);
 }
 
+
+double k_cpu_of(const struct rusage *ru)
+{
+    struct rusage self;
+    if (ru == NULL) {
+        getrusage(RUSAGE_SELF, &self);
+        ru = &self;
+    }
+    return (double)ru->ru_utime.tv_sec + 1e-6 * (double)ru->ru_utime.tv_usec +
+           (double)ru->ru_stime.tv_sec + 1e-6 * (double)ru->ru_stime.tv_usec;
+}

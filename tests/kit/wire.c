@@ -130,19 +130,19 @@ size_t k_wire_take(int fd, char *dst, size_t cap)
     return k;
 }
 
-static bool read_all(int fd, void *p, size_t n)
+/* Read n bytes of fd: how many came before its end (or an error). */
+static size_t read_all(int fd, void *p, size_t n)
 {
-    char *s = p;
-    while (n > 0) {
-        ssize_t r = buffered_read(fd, s, n);
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = buffered_read(fd, (char *)p + got, n - got);
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
-            return false;
-        s += r;
-        n -= (size_t)r;
+            break;
+        got += (size_t)r;
     }
-    return true;
+    return got;
 }
 
 static uint32_t seq_out, seq_in;
@@ -180,16 +180,11 @@ static const char *recv_frame(int fd, uint32_t want_seq, char **body, uint32_t *
 {
     char head[FRAME_HEAD];
     *body = NULL;
-    *eof = false;
-    ssize_t r;
-    do
-        r = buffered_read(fd, head, 1);
-    while (r < 0 && errno == EINTR);
-    if (r == 0) {
-        *eof = true;
+    size_t got = read_all(fd, head, sizeof head);
+    *eof = got == 0;
+    if (got == 0)
         return "the process ended";
-    }
-    if (r < 0 || !read_all(fd, head + 1, sizeof head - 1))
+    if (got < sizeof head)
         return "the process ended in the middle of a result";
     uint32_t seq;
     memcpy(&seq, head + 2, 4);
@@ -203,7 +198,7 @@ static const char *recv_frame(int fd, uint32_t want_seq, char **body, uint32_t *
     *body = malloc(*len > 0 ? *len : 1);
     if (*body == NULL)
         return "a result too large to hold";
-    if (!read_all(fd, *body, *len)) {
+    if (read_all(fd, *body, *len) < *len) {
         free(*body);
         *body = NULL;
         return "the process ended in the middle of a result";
@@ -339,6 +334,26 @@ bad:
     free(body);
     k_res_free(r);
     return err;
+}
+
+int k_serve(int in, int out, void (*exec)(const k_call *c, k_res *r))
+{
+    for (;;) {
+        k_call c;
+        bool eof;
+        memset(&c, 0, sizeof c);
+        const char *err = k_read_call(in, &c, &eof);
+        if (err != NULL)
+            return eof ? 0 : 3;
+        k_res r;
+        exec(&c, &r);
+        for (int i = 0; i < K_BUFS; i++)
+            free(c.bufs[i].v);
+        bool ok = k_write_res(out, &r);
+        k_res_free(&r);
+        if (!ok)
+            return 3;
+    }
 }
 
 void k_res_free(k_res *r)
