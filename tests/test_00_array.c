@@ -3,9 +3,8 @@
  * every lesson uses: making arrays, nd_as_strided's bounds check, reference
  * counts, copying out, errors, printing, and the CUDA device's memory and
  * errors.  Students do not write this code, so these tests pass on the
- * skeleton too ("lesson 0").  They call the library themselves (K_INPROC):
- * they run in students' runs and in grader/coverage.sh, never in the
- * grader.
+ * skeleton too ("lesson 0").  They call the library themselves, so they
+ * run in students' runs and in grader/coverage.sh, never in the grader.
  */
 #include "kit.h"
 
@@ -480,17 +479,17 @@ static void extreme_messages_name_the_operation(k_ctx *k)
 }
 
 static const k_test tests[] = {
-    K_TEST(status_names, K_HOST | K_INPROC, 0, NULL),
-    K_TEST(shape_str, K_HOST | K_INPROC, 0, NULL),
-    K_TEST(create_and_copy_out, K_BOTH | K_INPROC, 0, NULL),
-    K_TEST(create_errors, K_BOTH | K_INPROC, 0, NULL),
-    K_TEST(as_strided_bounds, K_BOTH | K_INPROC, 0, NULL),
-    K_TEST(format_like_numpy, K_BOTH | K_INPROC, 0, NULL),
-    K_TEST(to_device_round_trip, K_CUDA | K_INPROC, 0, NULL),
-    K_TEST(device_errors, K_CUDA | K_INPROC, 0, NULL),
-    K_TEST(extreme_as_strided_reach, K_BOTH | K_INPROC, 0, NULL),
-    K_TEST(extreme_shape_rule, K_BOTH | K_INPROC, 0, NULL),
-    K_TEST(extreme_format, K_BOTH | K_INPROC, 0, NULL),
-    K_TEST(extreme_messages_name_the_operation, K_BOTH | K_INPROC, 0, NULL),
+    K_TEST(status_names, K_HOST, 0, NULL),
+    K_TEST(shape_str, K_HOST, 0, NULL),
+    K_TEST(create_and_copy_out, K_BOTH, 0, NULL),
+    K_TEST(create_errors, K_BOTH, 0, NULL),
+    K_TEST(as_strided_bounds, K_BOTH, 0, NULL),
+    K_TEST(format_like_numpy, K_BOTH, 0, NULL),
+    K_TEST(to_device_round_trip, K_CUDA, 0, NULL),
+    K_TEST(device_errors, K_CUDA, 0, NULL),
+    K_TEST(extreme_as_strided_reach, K_BOTH, 0, NULL),
+    K_TEST(extreme_shape_rule, K_BOTH, 0, NULL),
+    K_TEST(extreme_format, K_BOTH, 0, NULL),
+    K_TEST(extreme_messages_name_the_operation, K_BOTH, 0, NULL),
 };
 K_SUITE(public_00, 0, "00_array", tests);

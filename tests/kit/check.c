@@ -781,7 +781,6 @@ static const k_res *run(k_ctx *k, const k_call *c)
         k_res_free(&k->res);
     k_dispatch(k, c, &k->res);
     k->have_res = true;
-    k->ncalls++;
     return &k->res;
 }
 
@@ -981,7 +980,6 @@ static void send_ahead(k_ctx *k, const k_call *c, const k_want *w, const char *h
     k->nblocks = k->cap = 0;
     k->npending++;
     k->pending_bytes += e->bytes;
-    k->ncalls++;
     k_case_end(k);
     while (k->pending_bytes > K_AHEAD_BYTES)
         judge_oldest(k);

@@ -49,20 +49,26 @@ typedef struct {
     int *l32[3];
 } job;
 
-static int64_t *vals(k_res *r, int n)
-{
-    r->nvals = n;
-    r->vals = calloc((size_t)(n > 0 ? n : 1), sizeof(int64_t));
-    if (r->vals == NULL)
-        r->nvals = 0;
-    return r->vals != NULL ? r->vals : (int64_t[1]){ 0 };
-}
-
 static void setup_failed(k_res *r, const char *what)
 {
     r->status = ND_ERR_ARG;
     r->setup_failed = true;
     snprintf(r->msg, sizeof r->msg, "test setup: %s failed: %s", what, nd_last_error());
+}
+
+/* Room for n result values in r->vals.  Out of memory, the test fails as a
+ * setup failure, none are sent, and the caller writes into scratch: room
+ * for the fixed-size results (the walk and the offsets write nvals). */
+static int64_t *vals(k_res *r, int n)
+{
+    static int64_t scratch[1 + 3 * K_LIST];
+    r->nvals = n;
+    r->vals = calloc((size_t)(n > 0 ? n : 1), sizeof(int64_t));
+    if (r->vals != NULL)
+        return r->vals;
+    r->nvals = 0;
+    setup_failed(r, "memory for the results");
+    return scratch;
 }
 
 /* Make the buffers and the argument views. */
@@ -118,8 +124,10 @@ static bool lists(job *j)
     for (int l = 0; l < 3; l++) {
         j->l64[l] = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
         j->l32[l] = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
-        if (j->l64[l] == NULL || j->l32[l] == NULL)
+        if (j->l64[l] == NULL || j->l32[l] == NULL) {
+            setup_failed(j->r, "memory for the int lists");
             return false;
+        }
         for (int d = 0; d < n; d++) {
             j->l64[l][d] = c->list[l][d];
             j->l32[l][d] = (int)c->list[l][d];

@@ -472,8 +472,6 @@ enum {
     K_BOTH = K_CPU | K_CUDA,
     K_PLAIN = 4,     /* the grader's plain build only (too slow under the
                         sanitizers; the plain result stands for both)     */
-    K_INPROC = 8,    /* calls the library itself (framework tests): runs
-                        only where the executor is in-process            */
     K_PROFILED = 16  /* k_check_perf: runs on the executor built with the
                         CUDA emulator's instrumentation (the grader's,
                         with or without a GPU); the plain build's only   */

@@ -33,7 +33,6 @@ struct k_ctx {
     int nblocks, cap;
     k_res res;             /* the last call's raw result */
     bool have_res;
-    int64_t ncalls;
     k_where where;
     int to_exec, from_exec;   /* K_REMOTE: the executor's pipes */
     pid_t exec_pid;

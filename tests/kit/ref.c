@@ -14,7 +14,7 @@
  * log and tanh are not correctly rounded by any libm, so within 4 ulp;
  * sums and products within a bound proportional to the sum of magnitudes.
  */
-#include "kit.h"
+#include "kit_impl.h"
 
 #include <float.h>
 #include <inttypes.h>
@@ -23,8 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define K_POISON64 ((int64_t)0x5A5A5A5A5A5A5A5AULL)
 
 /* A message that lives until the case ends. */
 static const char *say(k_ctx *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
