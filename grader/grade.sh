@@ -716,8 +716,12 @@ for l in ${GRADE_LESSONS:-}; do lessons+=(-l "$l"); done
 # each test's executor in it, in the mode SB_MODE names (-g: a GPU in view).
 verdict=("$root/build/grader/verdict" "${lessons[@]}" "${rejected[@]}")
 [ "$cuda_mode" = gpu ] && verdict+=(-g)
-# (cuda_asan_options: what ASan must be told on this CUDA device)
-SAN_ENV=(ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1:abort_on_error=0${cuda_asan_options:+:$cuda_asan_options}
+# (cuda_asan_options: what ASan must be told on this CUDA device.)  The
+# sanitizer build has no address-space limit (ASan's shadow memory takes
+# terabytes of it), so ASan bounds the memory itself: past 2 GiB resident
+# malloc returns NULL, as it does past the plain build's 2 GiB limit, and
+# past 3 GiB the executor is stopped, whatever took the memory.
+SAN_ENV=(ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1:abort_on_error=0:soft_rss_limit_mb=2048:hard_rss_limit_mb=3072${cuda_asan_options:+:$cuda_asan_options}
          UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
 
 if [ -n "${GRADE_BUILD_ONLY:-}" ]; then

@@ -40,7 +40,6 @@ typedef struct {
     char message[2048];
     char hint[512];
     char outfile[1024];
-    bool asan_failed;       /* the failure was seen only in the sanitizer build */
 } test_row;
 
 typedef struct {
@@ -168,8 +167,10 @@ static void read_notes(const char *path)
     fclose(f);
 }
 
-/* The plain run gives the rows; the sanitizer run can only fail them.
- * The integration run's rows go to their own section. */
+/* The plain run gives the rows; the sanitizer run can only fail them, or
+ * say where a crash of the plain run was (its crash message names the bad
+ * access's file and line).  The integration run's rows go to their own
+ * section. */
 static void read_results(const char *path, bool asan, bool integration)
 {
     FILE *f = open_or_die(path, "r");
@@ -194,10 +195,20 @@ static void read_results(const char *path, bool asan, bool integration)
             if (i >= nrows || strcmp(rows[i].name, fld[1]) != 0)
                 die("the two builds ran different tests");
             r = &rows[i++];
-            /* tests that failed in the plain build are skipped here */
-            if (strcmp(r->result, "pass") != 0 || strcmp(fld[3], "pass") == 0)
+            bool located = strcmp(r->result, "crash") == 0 && strcmp(fld[3], "crash") == 0 &&
+                           (strstr(fld[5], "Sanitizer)") || strstr(fld[5], "(UBSan)"));
+            if ((strcmp(r->result, "pass") != 0 && !located) || strcmp(fld[3], "pass") == 0)
                 continue;
-            r->asan_failed = true;
+            if (located) {   /* the same call crashed: add where, after the call's words */
+                size_t same = 0, at = 0;
+                for (; r->message[same] && r->message[same] == fld[5][same]; same++)
+                    if (same > 0 && r->message[same - 1] == ':' && r->message[same] == ' ')
+                        at = same + 1;
+                size_t used = strlen(r->message);
+                snprintf(r->message + used, sizeof r->message - used,
+                         ". With AddressSanitizer + UBSan: %s", fld[5] + at);
+                continue;
+            }
         }
         if (r->lesson < 0 || r->lesson >= MAX_LESSONS)
             die("a lesson number is out of range");

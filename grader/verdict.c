@@ -28,8 +28,9 @@
  * Limits are CPU time, which a loaded machine does not stretch: FACTOR
  * times the solution's CPU seconds for the test (times.tsv, from a
  * calibration run), at least FLOOR.  A wall-clock limit ten times longer
- * only backs them up.  -k skips the tests that did not pass in the plain
- * build (a sanitizer build would only take longer to say so).  -R lists a
+ * only backs them up.  -k skips the tests that failed or timed out in the
+ * plain build (a sanitizer build would only take longer to say so); one
+ * that crashed runs again, for the sanitizers' account of where.  -R lists a
  * lesson's tests as skipped without running them (its file was rejected:
  * the report says why, and it scores 0).
  *
@@ -95,7 +96,7 @@ static pid_t sandboxed(const char *path, int calls, int results, const char *out
     opts.fds[3] = results;
     opts.cpu_s = ceil(cpu_seconds) + 1;   /* the executor's own timer is the precise one */
     opts.wall_s = K_WALL_LIMIT(cpu_seconds);
-    opts.mem_bytes = asan ? 0 : (size_t)2 << 30;   /* ASan bounds its own allocations */
+    opts.mem_bytes = asan ? 0 : (size_t)2 << 30;   /* under ASan: its RSS limits (grade.sh) */
     opts.file_bytes = (size_t)1 << 20;
     opts.nofile = 64;
     /* processes and threads of the sandbox's uid machine-wide, shared by
@@ -165,8 +166,10 @@ static int lesson_arg(const char *arg)
     return l;
 }
 
-/* The names of the tests that passed in an earlier results file. */
-static bool passed_before(const char *path, const char *name)
+/* Whether test `name` passed or crashed in an earlier results file (the
+ * plain build's): the sanitizer build runs those again, a crash to say
+ * where the bad access was. */
+static bool rerun(const char *path, const char *name)
 {
     FILE *f = fopen(path, "r");
     char line[8192];
@@ -176,7 +179,8 @@ static bool passed_before(const char *path, const char *name)
         for (int i = 1; i < 5 && fld[i - 1] != NULL; i++)
             if ((fld[i] = strchr(fld[i - 1], '\t')) != NULL)
                 *fld[i]++ = '\0';
-        pass = fld[3] != NULL && strcmp(fld[1], name) == 0 && strncmp(fld[3], "pass", 4) == 0;
+        pass = fld[3] != NULL && strcmp(fld[1], name) == 0 &&
+               (strncmp(fld[3], "pass", 4) == 0 || strncmp(fld[3], "crash", 5) == 0);
     }
     if (f != NULL)
         fclose(f);
@@ -251,7 +255,7 @@ int main(int argc, char **argv)
             c->skip = true;
             c->msg = strdup("not run under the sanitizers: too slow there; the plain build's "
                             "result stands");
-        } else if (skip_path != NULL && !passed_before(skip_path, c->name)) {
+        } else if (skip_path != NULL && !rerun(skip_path, c->name)) {
             c->skip = true;
             c->msg = strdup("not run: it failed in the plain build already");
         }

@@ -399,6 +399,13 @@ static const char *sanitizer_line(const char *output, char *dst, size_t cap)
                  what + strlen(": runtime error: "));
         return dst;
     }
+    int limit = 0, held = 0;
+    if (find_line(output, "hard rss limit exhausted (", line, sizeof line) &&
+        sscanf(strstr(line, "exhausted (") + 11, "%dMb vs %dMb", &limit, &held) == 2) {
+        snprintf(dst, cap, "stopped: it held %d MB of memory, more than the %d MB a test may "
+                 "(AddressSanitizer's limit)", held, limit);
+        return dst;
+    }
     if (find_line(output, "LeakSanitizer: detected memory leaks", line, sizeof line)) {
         snprintf(dst, cap, "memory leaked (LeakSanitizer)");
         return dst;
