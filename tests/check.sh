@@ -70,6 +70,13 @@ ok()  { passed=$((passed + 1)); printf '  ok    %s\n' "$1"; }
 # (build/TREE/normal/run_tests, or normal-gpu/ when the GPU is used)
 runner() { make -s --no-print-directory runner-path SAN=0 TREE="$@"; }
 bad() { failed=$((failed + 1)); printf '  FAIL  %s\n' "$1"; }
+# section TITLE: start a group of checks, after the last one's seconds (so
+# that a slow CI run shows where its time went)
+section() {
+    [ -z "${sec_title:-}" ] || printf '        (%d s)\n' $((SECONDS - sec_t0))
+    sec_title=$1 sec_t0=$SECONDS
+    [ -z "$1" ] || echo "== $1"
+}
 
 # run NAME CMD...: one counted check; on failure show the log's tail.
 run() {
@@ -107,24 +114,23 @@ add_counts() {
     fi
 }
 
-echo "== skeleton generator"
+section "skeleton generator"
 bash grader/test_skelgen.sh >"$logs/skelgen.log" 2>&1
 add_counts "skelgen self-tests" "$logs/skelgen.log"
 run "skeleton/ in sync with solution/" make skeleton-check
 
-echo "== builds (-Wall -Wextra -Werror)"
+section "builds (-Wall -Wextra -Werror)"
 run "build solution" make build TREE=solution SAN=0
 run "build skeleton" make build TREE=skeleton SAN=0
 bash grader/emu/test_emu.sh >"$logs/emu.log" 2>&1
 add_counts "CUDA emulator self-tests" "$logs/emu.log"
 
-echo "== the GPU path, built by nvcc without a GPU (CUDA=gpu)"
+section "the GPU path, built by nvcc without a GPU (CUDA=gpu)"
 # What a GPU machine would build, built here: a GPU build that only
 # compiles on a GPU machine is a bug.  Objects are shared between steps:
 # cuda-check's are the plain GPU build's, and grade.sh reuses the objects
 # it checked.  Then the dry run of make gpu-report, with a stand-in
 # nvidia-smi that lists a GPU, checks every target and program it names.
-gpu_t0=$SECONDS
 nvcc=$(make -s --no-print-directory -f cuda.mk cuda-env CUDA=emu | sed -n "s/^nvcc='\(.*\)'$/\1/p")
 # grade_gpu NAME TREE: the grader's plain and sanitizer builds of TREE with
 # nvcc, its lesson files all accepted (no build notes)
@@ -170,8 +176,7 @@ else
     run "make -n gpu-report and make -n bench, with a stand-in nvidia-smi: every target and program they run exists" \
         gpu_report_dry_run
 fi
-printf '        (the GPU path took %d s)\n' $((SECONDS - gpu_t0))
-echo "== the benchmark (make bench's build, and a smoke pass)"
+section "the benchmark (make bench's build, and a smoke pass)"
 # From scratch, so that every file is compiled: in this build the
 # optimiser's warnings (-O3 -march=native) are not errors, so that a user's
 # benchmark always builds (Makefile), but here any warning fails.
@@ -201,7 +206,7 @@ run "make bench-cpu SMOKE=1: every case checked, NumPy beside it; plots and tabl
 run "README's and lesson 2's benchmark tables match lessons/data/bench-cpu.tsv" \
     python3 tests/bench/bench_tables.py --check lessons/data/bench-cpu.tsv
 
-echo "== public tests on the solution"
+section "public tests on the solution"
 "$(runner solution)" -r "$logs/solution.tsv" >"$logs/solution.log" 2>&1
 add_counts "solution" "$logs/solution.log"
 # Grids capped at 2 blocks along x, y and z (MAX_BLOCKS): every grid-stride
@@ -217,7 +222,7 @@ small_grid() {
 }
 run "lesson 6's tests on a build whose grids stop at 2 blocks (MAX_BLOCKS)" small_grid
 
-echo "== public tests on the solution, AddressSanitizer + UBSan"
+section "public tests on the solution, AddressSanitizer + UBSan"
 if make build TREE=solution SAN=1 >"$logs/build-asan.log" 2>&1; then
     make test TREE=solution SAN=1 >"$logs/solution-asan.log" 2>&1
     add_counts "solution (sanitizers)" "$logs/solution-asan.log"
@@ -225,7 +230,7 @@ else
     bad "build solution with sanitizers (log: $logs/build-asan.log)"
 fi
 
-echo "== public tests on the skeleton: each must fail cleanly"
+section "public tests on the skeleton: each must fail cleanly"
 "$(runner skeleton)" -r "$logs/skeleton.tsv" >"$logs/skeleton.log" 2>&1
 status=$?
 if [ "$status" -eq 1 ]; then ok "skeleton run exits 1"; else bad "skeleton run exits $status, expected 1"; fi
@@ -257,7 +262,7 @@ done <"$logs/skeleton.tsv"
 printf '  ok    skeleton: %d framework tests passed, %d lesson tests failed cleanly with "not implemented"\n' \
     "$framework" "$clean"
 
-echo "== the sandbox: probes that try to leave it, in its strong mode and its fallback"
+section "the sandbox: probes that try to leave it, in its strong mode and its fallback"
 if make -s build/grader/sandbox-test/test_sandbox build/grader/sandbox-test/probe \
         >"$logs/sandbox-build.log" 2>&1; then
     build/grader/sandbox-test/test_sandbox build/grader/sandbox-test/probe "$PWD" \
@@ -273,7 +278,7 @@ else
     bad "build the sandbox's self-tests (log: $logs/sandbox-build.log)"
 fi
 
-echo "== the grader's self-tests"
+section "the grader's self-tests"
 bash grader/test_grader.sh >"$logs/grader.log" 2>&1
 add_counts "grader self-tests" "$logs/grader.log"
 bash grader/test_grade_all.sh >"$logs/grade-all.log" 2>&1
@@ -281,6 +286,7 @@ add_counts "grade-all: a row for every submission, the time limit, Canvas" "$log
 bash grader/test_slurm.sh >"$logs/slurm.log" 2>&1
 add_counts "grade-all RUNNER=slurm on a single-node Slurm" "$logs/slurm.log"
 
+section "coverage and the planted bugs"
 run "make coverage (the hidden tests run at least 95% of the solution's lines)" make coverage
 # make mutants grades each planted bug (an hour for all of them): here,
 # every patch must still apply to solution/, and one is graded and caught.
@@ -299,18 +305,18 @@ run "every planted bug in grader/mutants/ applies to solution/" mutants_apply
 run "make mutants M=02_compact_shares_compact: a planted bug graded and caught" \
     make mutants M=02_compact_shares_compact
 
-echo "== the student handout, GitHub Classroom, Gradescope and PrairieLearn"
+section "the student handout, GitHub Classroom, Gradescope and PrairieLearn"
 run "make handout (checked: no solution code, no hidden tests)" make handout
 run "GitHub Classroom workflow (valid; passes on the solution, fails on the skeleton)" \
     python3 grader/package.py check-classroom build/handout/ndarray-workbook.tar.gz
 run "make gradescope (run_autograder grades the solution in a fake /autograder)" make gradescope
 run "make prairielearn (run.sh in fake /grade: solution 1, skeleton 0, a compile error)" make prairielearn
 
-echo "== the student workflow (make status, make test, make watch)"
+section "the student workflow (make status, make test, make watch)"
 bash tests/test_workflow.sh >"$logs/workflow.log" 2>&1
 add_counts "workflow" "$logs/workflow.log"
 
-echo "== the CUDA emulator as a profiler and a sanitizer (grader/emu/profile.mk)"
+section "the CUDA emulator as a profiler and a sanitizer (grader/emu/profile.mk)"
 # fresh: regenerated here, they must be what lessons/data/ holds
 fresh() {   # NAME TARGET FILES...: make TARGET OUT=dir, then compare each file
     local name=$1 target=$2 dir="$logs/$2"
@@ -359,11 +365,11 @@ else
 fi
 rm -rf "$mutant" "build/$(echo "$mutant/tree" | tr / _)"
 
-echo "== the web book"
+section "the web book"
 run "make docs-check (snippets, figures, pages in Chromium)" make docs-check
 run "make epub-check (the EPUB of the lessons and guides, epubcheck clean)" make epub-check
 
-echo "== the fuzzer (the corpus, then 60 s on the CPU and 20 s on the CUDA device)"
+section "the fuzzer (the corpus, then 60 s on the CPU and 20 s on the CUDA device)"
 if make fuzz-build >"$logs/fuzz-build.log" 2>&1; then
     for run in cpu:60 cuda:20; do
         dev=${run%%:*} log="$logs/fuzz-${run%%:*}.log"
@@ -379,6 +385,7 @@ else
     tail -n 25 "$logs/fuzz-build.log" | sed 's/^/        /'
 fi
 
+section ""
 echo
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed (in $SECONDS s)"
 [ "$failed" -eq 0 ]
