@@ -391,6 +391,18 @@ def gradescope(out):
     print(f"package: {out}: {len(files) + 2} files")
 
 
+def copy_calibration(dest):
+    """The grader's calibration (the solution's CPU seconds per test, each
+    build) is per machine: a test of a package reuses this checkout's, in
+    the package's unpacked tree `dest`, instead of timing the solution
+    again (grade.sh keeps times newer than the files they were taken from)."""
+    for build in ["normal", "asan"]:
+        times = os.path.join(ROOT, "build", "grader", f"solution-cpu-emu-{build}.tsv")
+        if os.path.exists(times):
+            os.makedirs(os.path.join(dest, "build", "grader"), exist_ok=True)
+            shutil.copy(times, os.path.join(dest, "build", "grader"))
+
+
 def check_gradescope(path):
     """Unpack into a fake /autograder, submit the solution's lesson files in a
     nested folder, run run_autograder, and read results.json."""
@@ -408,12 +420,7 @@ def check_gradescope(path):
             z.extractall(src)
         for f in ["setup.sh", "run_autograder"]:
             os.chmod(os.path.join(src, f), 0o755)
-        # the grader's calibration is per machine: reuse this checkout's
-        for build in ["normal", "asan"]:
-            times = os.path.join(ROOT, "build", "grader", f"solution-cpu-emu-{build}.tsv")
-            if os.path.exists(times):
-                os.makedirs(os.path.join(src, "build", "grader"), exist_ok=True)
-                shutil.copy(times, os.path.join(src, "build", "grader"))
+        copy_calibration(src)
         upload = os.path.join(ag, "submission", "my-work", "src")
         os.makedirs(upload)
         for f in os.listdir(os.path.join(ROOT, "solution", "src")):
@@ -609,10 +616,7 @@ def check_prairielearn(out):
             tar.extractall(work)
         with open(tarball, "rb") as f, open(os.path.join(work, ".unpacked"), "w") as stamp:
             stamp.write(hashlib.sha256(f.read()).hexdigest() + "\n")
-        times = os.path.join(ROOT, "build", "grader", "solution-times-emu.tsv")
-        if os.path.exists(times):
-            os.makedirs(os.path.join(work, PREFIX, "build", "grader"), exist_ok=True)
-            shutil.copy(times, os.path.join(work, PREFIX, "build", "grader"))
+        copy_calibration(os.path.join(work, PREFIX))
         broken = os.path.join(tmp, "compile-error")
         shutil.copytree(os.path.join(ROOT, "solution"), broken)
         with open(os.path.join(ROOT, "grader", "selftest", "submissions", "compile_error",
@@ -634,8 +638,11 @@ def check_prairielearn(out):
                 with open(os.path.join(g, "student", "notes.txt"), "w") as f:
                     f.write("not a lesson file\n")
             # (an hour: what is tested is the contract, and a busy machine
-            # must not make the solution run out of time)
-            env = dict(os.environ, PL_GRADE_ROOT=g, PL_WORK=work, PL_TIMEOUT="3600")
+            # must not make the solution run out of time.  The solution is
+            # graded in full; the other cases on lessons 1 and 2, which is
+            # where what they test shows)
+            env = dict(os.environ, PL_GRADE_ROOT=g, PL_WORK=work, PL_TIMEOUT="3600",
+                       GRADE_LESSONS="" if case == "solution" else "1 2")
             r = subprocess.run(["bash", os.path.join(g, "tests", "run.sh")], env=env,
                                capture_output=True, text=True)
             res_path = os.path.join(g, "results", "results.json")

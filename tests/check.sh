@@ -11,7 +11,7 @@
 #      nvcc with CUDA=gpu and no GPU: both trees' .cu files and the GPU
 #      benchmarks for sm_75 and sm_90 (no kernel spills), the public test
 #      runner plain and with sanitizers, the grader's two builds of the
-#      solution and of a self-test submission, and `make -n gpu-report`
+#      solution, and `make -n gpu-report`
 #      with a stand-in nvidia-smi
 #   3b. the benchmark: its build (-O3 -march=native, as make bench) has no
 #      warning, and a smoke pass of it (make bench-cpu SMOKE=1) checks every
@@ -38,8 +38,9 @@
 #   8. the handout holds no solution and no hidden test; its GitHub
 #      Classroom workflow is valid and its commands pass on the solution
 #      and fail on the skeleton; the Gradescope zip grades the solution in
-#      a fake /autograder; the PrairieLearn question grades the solution,
-#      the skeleton and a compile error in fake /grade layouts
+#      a fake /autograder; the PrairieLearn question grades the solution
+#      (in full), the skeleton and a compile error (lessons 1 and 2) in
+#      fake /grade layouts
 #   9. the student workflow: make status (solution complete, skeleton none),
 #      make test L=/T=, make watch reruns after a change (inotify and
 #      polling), compile errors shown with the compiler's message,
@@ -168,11 +169,6 @@ else
         make build TREE=solution CUDA=gpu SAN=1
     run "the grader's objects" make -s grader-objs
     run "the grader's two GPU builds of the solution" grade_gpu solution solution
-    sub=$logs/gpu-submission
-    rm -rf "$sub" && cp -R solution "$sub" &&
-        patch -s -p1 -d "$sub" <grader/selftest/submissions/cuda_reduce_nosync/patch
-    run "the grader's two GPU builds of a self-test submission (cuda_reduce_nosync)" \
-        grade_gpu submission "$sub"
     run "make -n gpu-report and make -n bench, with a stand-in nvidia-smi: every target and program they run exists" \
         gpu_report_dry_run
 fi
