@@ -301,6 +301,12 @@ run "every planted bug in grader/mutants/ applies to solution/" mutants_apply
 run "make mutants M=02_compact_shares_compact: a planted bug graded and caught" \
     make mutants M=02_compact_shares_compact
 
+# The student workflow's checks build their trees one file at a time, on
+# one core: they run beside the packaging checks below (their trees and
+# build folders are their own), and are counted after them.
+bash tests/test_workflow.sh >"$logs/workflow.log" 2>&1 &
+workflow=$!
+
 section "the student handout, GitHub Classroom, Gradescope and PrairieLearn"
 run "make handout (checked: no solution code, no hidden tests)" make handout
 run "GitHub Classroom workflow (valid; passes on the solution, fails on the skeleton)" \
@@ -308,8 +314,8 @@ run "GitHub Classroom workflow (valid; passes on the solution, fails on the skel
 run "make gradescope (run_autograder grades the solution in a fake /autograder)" make gradescope
 run "make prairielearn (run.sh in fake /grade: solution 1, skeleton 0, a compile error)" make prairielearn
 
-section "the student workflow (make status, make test, make watch)"
-bash tests/test_workflow.sh >"$logs/workflow.log" 2>&1
+section "the student workflow (make status, make test, make watch), begun beside the packaging"
+wait "$workflow"
 add_counts "workflow" "$logs/workflow.log"
 
 section "the CUDA emulator as a profiler and a sanitizer (grader/emu/profile.mk)"
