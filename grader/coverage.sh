@@ -43,15 +43,14 @@ done
 objs+=(build/grader/emu-normal/emu.o)
 # One executor of the instrumented solution serves every lesson (exec-N
 # and exec-all), run by the grader's own verdict.  The solution is trusted
-# here, and gcov must write its counts into $obj as the executor exits: no
-# sandbox (SB_MODE=none) and no seccomp filter (a lockdown that does
-# nothing, instead of sandbox.o's).
-printf '%s\n' '#include "sandbox.h"' 'int sb_lockdown(sb_policy p) { (void)p; return 0; }' \
-    'const char *sb_error(void) { return ""; }' >"$obj/nolockdown.c"
-"$CC" -std=c11 -O0 -Igrader -c "$obj/nolockdown.c" -o "$obj/nolockdown.o" || exit 1
+# here, and gcov must write its counts into $obj as each test's process
+# exits: no sandbox (SB_MODE=none) and no seccomp filter (the sandbox
+# built with SB_NO_LOCKDOWN, whose sb_lockdown does nothing).
+"$CC" -std=c11 -O0 -D_GNU_SOURCE -DSB_NO_LOCKDOWN -Igrader -c grader/sandbox.c \
+    -o "$obj/sandbox-nolockdown.o" || exit 1
 exec=(build/grader/normal/exec/grader/executor.o build/grader/normal/exec/tests/kit/wire.o
       build/grader/normal/exec/tests/kit/exec.o build/grader/normal/exec/tests/kit/stack.o
-      "$obj/nolockdown.o")
+      "$obj/sandbox-nolockdown.o")
 "$CXX" --coverage "${exec[@]}" "${objs[@]}" -lm -o "$obj/executor" || exit 1
 # (The performance tests' executors, exec-N-profile, are the same one:
 # not instrumented for the emulator's counters, those tests stop here at

@@ -53,6 +53,8 @@
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -646,6 +648,424 @@ const char *sb_describe(const sb_result *r, const sb_opts *o, char *buf, size_t 
 }
 
 /* ---------------------------------------------------------------------- */
+/* The zygote: one sandbox, a fresh process per test                      */
+/* ---------------------------------------------------------------------- */
+
+#define ZY_MAGIC 0x7a79676fu   /* "zygo" */
+#define ZY_GRACE_CPU 0.5       /* CPU seconds past SIGXCPU before SIGKILL */
+#define ZY_GRACE_WALL 1.0      /* ... or wall-clock seconds */
+#define ZY_TICK_MS 20          /* how often a running child's CPU time is read */
+#define ZY_READY_S 30          /* how long a server may take to start */
+
+typedef struct {
+    uint32_t magic;
+    uint32_t fd3;        /* whether the child gets an fd 3 */
+    sb_child_opts c;
+} zy_request;
+
+typedef struct {
+    uint32_t magic;
+    int32_t how, code, sig;
+    double cpu_s, wall_s;
+} zy_reply;
+
+/* Send msg with fds (SCM_RIGHTS) on a SEQPACKET socket. */
+static int send_fds(int sock, const void *msg, size_t len, const int *fds, int nfds)
+{
+    union {
+        char buf[CMSG_SPACE(8 * sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    memset(&u, 0, sizeof u);
+    struct iovec iov = { (void *)msg, len };
+    struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+                         .msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int)) };
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
+    memcpy(CMSG_DATA(cm), fds, (size_t)nfds * sizeof(int));
+    ssize_t n;
+    while ((n = sendmsg(sock, &mh, MSG_NOSIGNAL)) < 0 && errno == EINTR) {
+    }
+    return n == (ssize_t)len ? 0 : -1;
+}
+
+int sb_zygote_start(sb_zygote *z, const sb_opts *o, char *const argv[])
+{
+    int sv[2];
+    z->ctl = -1;
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+        return fail("socketpair: %s", strerror(errno));
+    sb_opts mine = *o;
+    mine.fds[0] = sv[1];
+    if (mine.nofile > 0 && mine.nofile < 1024)
+        mine.nofile = 1024;   /* the server holds three fds per running test */
+    int rc = sb_spawn(&z->proc, &mine, argv);
+    close(sv[1]);
+    if (rc != 0) {
+        close(sv[0]);
+        return -1;
+    }
+    /* the server says it serves: a sandbox that cannot start (a missing
+     * program, bubblewrap refusing) fails here, not at the first test */
+    struct pollfd pfd = { sv[0], POLLIN, 0 };
+    uint32_t ready = 0;
+    int ms = ZY_READY_S * 1000;
+    while ((rc = poll(&pfd, 1, ms)) < 0 && errno == EINTR) {
+    }
+    if (rc != 1 || recv(sv[0], &ready, sizeof ready, 0) != (ssize_t)sizeof ready ||
+        ready != ZY_MAGIC) {
+        close(sv[0]);
+        sb_kill(&z->proc);
+        sb_result r;
+        char why[200];
+        sb_opts none;
+        memset(&none, 0, sizeof none);
+        if (sb_wait(&z->proc, &r) != 0)
+            return -1;
+        return fail("%s did not start serving (%s)", argv[0],
+                    rc == 0 ? "no word in 30 s" : sb_describe(&r, &none, why, sizeof why));
+    }
+    z->ctl = sv[0];
+    return 0;
+}
+
+int sb_zygote_run(const sb_zygote *z, const int fds[SB_MAX_FDS], const sb_child_opts *c)
+{
+    int reply[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, reply) != 0)
+        return fail("socketpair: %s", strerror(errno));
+    /* /dev/null for a missing 0-2, as sb_spawn does; a missing fd 3 stays
+     * closed in the child (the reply socket stands in for it here) */
+    int null = -1, send[SB_MAX_FDS + 1], n = 0, rc = 0;
+    for (int i = 0; i < SB_MAX_FDS; i++) {
+        if (fds[i] < 0 && i < 3 && null < 0)
+            null = open("/dev/null", O_RDWR | O_CLOEXEC);
+        send[n] = fds[i] >= 0 ? fds[i] : i < 3 ? null : reply[1];
+        rc |= send[n++] < 0;
+    }
+    send[n++] = reply[1];
+    zy_request req;
+    memset(&req, 0, sizeof req);
+    req.magic = ZY_MAGIC;
+    req.fd3 = fds[3] >= 0;
+    req.c = *c;
+    req.c.arg[sizeof req.c.arg - 1] = '\0';
+    rc = rc ? -1 : send_fds(z->ctl, &req, sizeof req, send, n);
+    int e = rc ? errno : 0;
+    if (null >= 0)
+        close(null);
+    close(reply[1]);
+    if (rc != 0) {
+        close(reply[0]);
+        return fail("the sandbox's server is gone: %s", strerror(e));
+    }
+    return reply[0];
+}
+
+int sb_zygote_wait(int handle, sb_result *r)
+{
+    zy_reply rep;
+    ssize_t n;
+    memset(r, 0, sizeof *r);
+    while ((n = recv(handle, &rep, sizeof rep, 0)) < 0 && errno == EINTR) {
+    }
+    close(handle);
+    if (n != (ssize_t)sizeof rep || rep.magic != ZY_MAGIC)
+        return fail("the sandbox's server ended before the test did");
+    r->how = (sb_end)rep.how;
+    r->code = rep.code;
+    r->sig = rep.sig;
+    r->cpu_s = rep.cpu_s;
+    r->wall_s = rep.wall_s;
+    return 0;
+}
+
+void sb_zygote_kill(int handle)
+{
+    if (handle >= 0)
+        close(handle);   /* the server sees the hang-up and kills the child */
+}
+
+int sb_zygote_stop(sb_zygote *z)
+{
+    if (z->ctl < 0)
+        return -1;
+    close(z->ctl);
+    z->ctl = -1;
+    sb_result r;
+    if (sb_wait(&z->proc, &r) != 0)
+        return -1;
+    if (r.how != SB_EXITED || r.code != 0) {
+        char why[200];
+        sb_opts none;
+        memset(&none, 0, sizeof none);
+        return fail("the sandbox's server %s", sb_describe(&r, &none, why, sizeof why));
+    }
+    return 0;
+}
+
+/* The server's side. */
+
+typedef struct {
+    pid_t pid;
+    int pidfd, reply;
+    double start, cpu_limit, wall_limit;
+    double xcpu_cpu, xcpu_wall;   /* when SIGXCPU went out (cpu < 0: not yet) */
+    sb_end forced;                /* SB_CPU, SB_WALL or SB_KILLED once the server killed it */
+    bool dead;
+} zy_child;
+
+static double cpu_of_pid(pid_t pid)
+{
+    clockid_t clk;
+    struct timespec ts;
+    if (clock_getcpuclockid(pid, &clk) != 0 || clock_gettime(clk, &ts) != 0)
+        return -1;
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The child: fds in place, limits, then the program's function. */
+static void zy_child_main(const zy_request *req, const int *fds, int ctl,
+                          int (*child)(const sb_child_opts *c))
+{
+    const sb_child_opts *c = &req->c;
+    int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    int err = null >= 0 ? fcntl(null, F_DUPFD_CLOEXEC, 16) : -1;   /* out of place_fds' way */
+    int want[SB_MAX_FDS];
+    for (int i = 0; i < SB_MAX_FDS; i++)
+        want[i] = i < 3 || req->fd3 ? fds[i] : -1;
+    close(ctl);
+    if (err < 0)
+        _exit(126);
+    place_fds(err, want, -1);
+    close(err);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    for (int s = 1; s < NSIG; s++)
+        if (s != SIGKILL && s != SIGSTOP)
+            signal(s, SIG_DFL);
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() == 1)
+        _exit(126);
+    /* a whole-second backstop: the server enforces the limit itself */
+    struct rlimit r;
+    if (c->cpu_s > 0) {
+        r.rlim_cur = (rlim_t)(c->cpu_s + 0.999) + 2;
+        r.rlim_max = r.rlim_cur + 1;
+        setrlimit(RLIMIT_CPU, &r);
+    }
+    if (c->mem_bytes > 0) {
+        r.rlim_cur = r.rlim_max = c->mem_bytes;
+        setrlimit(RLIMIT_AS, &r);
+    }
+    if (c->file_bytes > 0) {
+        r.rlim_cur = r.rlim_max = c->file_bytes;
+        setrlimit(RLIMIT_FSIZE, &r);
+    }
+    if (c->nofile > 0) {
+        r.rlim_cur = r.rlim_max = (rlim_t)c->nofile;
+        setrlimit(RLIMIT_NOFILE, &r);
+    }
+    r.rlim_cur = r.rlim_max = 0;
+    setrlimit(RLIMIT_CORE, &r);
+    int oom = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+    if (oom >= 0) {
+        if (write(oom, "1000", 4) < 0) { /* the default score then: no matter */
+        }
+        close(oom);
+    }
+    _exit(child(c) & 0x7f);
+}
+
+static void zy_reply_to(zy_child *k, int status, const struct rusage *ru)
+{
+    zy_reply rep = { .magic = ZY_MAGIC };
+    rep.cpu_s = (double)ru->ru_utime.tv_sec + 1e-6 * (double)ru->ru_utime.tv_usec +
+                (double)ru->ru_stime.tv_sec + 1e-6 * (double)ru->ru_stime.tv_usec;
+    rep.wall_s = now() - k->start;
+    int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    rep.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    rep.sig = sig;
+    if (k->forced != SB_EXITED)
+        rep.how = k->forced;
+    else if (sig == 0)
+        rep.how = SB_EXITED;
+    else if (sig == SIGXCPU)
+        rep.how = SB_CPU;
+    else if (sig == SIGSYS)
+        rep.how = SB_SECCOMP;
+    else if (sig == SIGKILL)   /* not the server's: the kernel's OOM killer */
+        rep.how = SB_MEMORY;
+    else
+        rep.how = SB_SIGNALED;
+    if (k->reply >= 0)
+        send(k->reply, &rep, sizeof rep, MSG_NOSIGNAL);
+}
+
+/* Receive one request: 1 with a child started, 0 at the end of the
+ * requests, -1 on a malformed one (dropped). */
+static int zy_accept(int ctl, zy_child *k, int (*child)(const sb_child_opts *c))
+{
+    zy_request req;
+    union {
+        char buf[CMSG_SPACE(8 * sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    struct iovec iov = { &req, sizeof req };
+    struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+                         .msg_controllen = sizeof u.buf };
+    ssize_t n;
+    while ((n = recvmsg(ctl, &mh, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
+    }
+    if (n <= 0)   /* every holder closed it (or it broke): the end */
+        return n < 0 && errno == EAGAIN ? -1 : 0;
+    int fds[SB_MAX_FDS + 1], nfds = 0;
+    for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm))
+        if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+            int got = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+            for (int i = 0; i < got; i++) {
+                int fd;
+                memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof fd);
+                if (nfds < SB_MAX_FDS + 1)
+                    fds[nfds++] = fd;
+                else
+                    close(fd);
+            }
+        }
+    if (n != (ssize_t)sizeof req || req.magic != ZY_MAGIC || nfds != SB_MAX_FDS + 1 ||
+        (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+        for (int i = 0; i < nfds; i++)
+            close(fds[i]);
+        return -1;
+    }
+    memset(k, 0, sizeof *k);
+    k->reply = fds[SB_MAX_FDS];
+    k->start = now();
+    k->cpu_limit = req.c.cpu_s;
+    k->wall_limit = req.c.wall_s;
+    k->xcpu_cpu = -1;
+    k->forced = SB_EXITED;
+    pid_t pid = fork();
+    if (pid == 0)
+        zy_child_main(&req, fds, ctl, child);
+    for (int i = 0; i < SB_MAX_FDS; i++)
+        close(fds[i]);
+    if (pid < 0) {
+        zy_reply rep = { .magic = ZY_MAGIC, .how = SB_START, .code = -1 };
+        send(k->reply, &rep, sizeof rep, MSG_NOSIGNAL);
+        close(k->reply);
+        return -1;
+    }
+    k->pid = pid;
+    k->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    return 1;
+}
+
+int sb_zygote_serve(int ctl, int (*child)(const sb_child_opts *c))
+{
+    /* a child (same uid) must not reach this process's memory through
+     * /proc; nor may its death by a write to a closed socket end us */
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    signal(SIGPIPE, SIG_IGN);
+    uint32_t ready = ZY_MAGIC;
+    if (send(ctl, &ready, sizeof ready, MSG_NOSIGNAL) != (ssize_t)sizeof ready)
+        return fail("cannot say it serves: %s", strerror(errno));
+    zy_child *kids = NULL;
+    struct pollfd *pf = NULL;
+    int n = 0, cap = 0;
+    bool open_ctl = true;
+    while (open_ctl || n > 0) {
+        if (n + 1 > cap) {
+            cap = cap ? 2 * cap : 16;
+            zy_child *nk = realloc(kids, (size_t)cap * sizeof *kids);
+            struct pollfd *np = nk ? realloc(pf, (size_t)(2 * cap + 1) * sizeof *pf) : NULL;
+            if (nk)
+                kids = nk;
+            if (np == NULL)
+                return fail("out of memory");
+            pf = np;
+        }
+        int m = 0;
+        pf[m++] = (struct pollfd){ .fd = open_ctl ? ctl : -1, .events = POLLIN };
+        for (int i = 0; i < n; i++) {
+            pf[m++] = (struct pollfd){ .fd = kids[i].pidfd, .events = POLLIN };
+            pf[m++] = (struct pollfd){ .fd = kids[i].forced == SB_EXITED ? kids[i].reply : -1,
+                                       .events = POLLIN };
+        }
+        if (poll(pf, (nfds_t)m, n > 0 ? ZY_TICK_MS : -1) < 0 && errno != EINTR)
+            return fail("poll: %s", strerror(errno));
+        int polled = n;   /* the children pf has entries for */
+        if (open_ctl && (pf[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+            int got = zy_accept(ctl, &kids[n], child);
+            if (got > 0)
+                n++;
+            else if (got == 0) {   /* nobody will ask again: end what runs */
+                open_ctl = false;
+                for (int i = 0; i < n; i++)
+                    if (!kids[i].dead) {
+                        kill(kids[i].pid, SIGKILL);
+                        kids[i].forced = SB_KILLED;
+                    }
+            }
+        }
+        double t = now();
+        for (int i = 0; i < n; i++) {
+            zy_child *k = &kids[i];
+            /* the asker gave up (closed its end, or wrote): kill it */
+            if (i < polled && k->forced == SB_EXITED &&
+                (pf[2 + 2 * i].revents & (POLLIN | POLLHUP | POLLERR))) {
+                kill(k->pid, SIGKILL);
+                k->forced = SB_KILLED;
+            }
+            if (k->forced == SB_EXITED) {
+                double cpu = k->cpu_limit > 0 ? cpu_of_pid(k->pid) : 0;
+                if (k->wall_limit > 0 && t - k->start >= k->wall_limit) {
+                    kill(k->pid, SIGKILL);
+                    k->forced = SB_WALL;
+                } else if (k->cpu_limit > 0 && k->xcpu_cpu < 0 && cpu >= k->cpu_limit) {
+                    /* the child's handler, if it has one, says where it was */
+                    kill(k->pid, SIGXCPU);
+                    k->xcpu_cpu = cpu;
+                    k->xcpu_wall = t;
+                } else if (k->xcpu_cpu >= 0 &&
+                           (cpu >= k->xcpu_cpu + ZY_GRACE_CPU || t - k->xcpu_wall >= ZY_GRACE_WALL)) {
+                    kill(k->pid, SIGKILL);
+                    k->forced = SB_CPU;
+                }
+            }
+            int status;
+            struct rusage ru;
+            bool ended = k->pidfd < 0 || (i < polled && (pf[1 + 2 * i].revents & POLLIN));
+            if (ended && wait4(k->pid, &status, WNOHANG, &ru) == k->pid) {
+                if (k->xcpu_cpu >= 0 && k->forced == SB_EXITED)
+                    k->forced = SB_CPU;   /* it died of (or after) our SIGXCPU */
+                if (k->forced != SB_KILLED)
+                    zy_reply_to(k, status, &ru);
+                k->dead = true;
+            }
+        }
+        /* drop the ended ones */
+        int j = 0;
+        for (int i = 0; i < n; i++) {
+            if (kids[i].dead) {
+                if (kids[i].pidfd >= 0)
+                    close(kids[i].pidfd);
+                if (kids[i].reply >= 0)
+                    close(kids[i].reply);
+            } else {
+                kids[j++] = kids[i];
+            }
+        }
+        n = j;
+    }
+    free(kids);
+    free(pf);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------- */
 /* The lock-down: an allow-list seccomp filter                            */
 /* ---------------------------------------------------------------------- */
 
@@ -808,11 +1228,10 @@ static const int allowed[] = {
     /* files and fds */
     SYS_read, SYS_write, SYS_readv, SYS_writev, SYS_pread64, SYS_pwrite64, SYS_preadv,
     SYS_pwritev, SYS_lseek, SYS_close, SYS_fstat, SYS_stat, SYS_lstat, SYS_newfstatat,
-    SYS_statx, SYS_open, SYS_openat, SYS_access, SYS_faccessat, SYS_faccessat2, SYS_readlink,
+    SYS_statx, SYS_access, SYS_faccessat, SYS_faccessat2, SYS_readlink,
     SYS_readlinkat, SYS_getcwd, SYS_getdents64, SYS_fcntl, SYS_dup, SYS_dup2, SYS_dup3,
-    SYS_pipe, SYS_pipe2, SYS_ftruncate, SYS_fsync, SYS_fdatasync, SYS_unlink, SYS_unlinkat,
-    SYS_mkdir, SYS_mkdirat, SYS_rmdir, SYS_rename, SYS_renameat, SYS_renameat2, SYS_statfs,
-    SYS_fstatfs, SYS_fadvise64, SYS_fallocate, SYS_umask, SYS_chdir, SYS_fchdir,
+    SYS_pipe, SYS_pipe2, SYS_fsync, SYS_fdatasync, SYS_statfs, SYS_fstatfs, SYS_fadvise64,
+    SYS_umask, SYS_chdir, SYS_fchdir,
     SYS_poll, SYS_ppoll, SYS_select, SYS_pselect6, SYS_close_range,
     /* memory */
     SYS_brk, SYS_mmap, SYS_munmap, SYS_mprotect, SYS_mremap, SYS_madvise, SYS_mincore,
@@ -869,6 +1288,25 @@ static int build_filter(prog *p, sb_policy policy)
      * sanitizer that tries to start its symbolizer goes on without it) */
     rule_arg(p, SYS_clone, 0, BPF_JSET, CLONE_THREAD, ALLOW, ERRNO(EPERM));
     put(p, LD_NR);
+    /* files are read, never written: open for writing, create, truncate,
+     * rename and remove fail with EACCES (a test writes only to the fds it
+     * was given, and leaves nothing for the next; the CUDA runtime opens
+     * its device files read-write, so the GPU policy allows O_RDWR, which
+     * creates nothing) */
+    uint32_t writing = O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | __O_TMPFILE |
+                       (policy == SB_POLICY_GPU ? 0 : O_RDWR);
+    rule_arg(p, SYS_open, 1, BPF_JSET, writing, ERRNO(EACCES), ALLOW);
+    put(p, LD_NR);
+    rule_arg(p, SYS_openat, 2, BPF_JSET, writing, ERRNO(EACCES), ALLOW);
+    put(p, LD_NR);
+    static const int writes[] = { SYS_creat, SYS_openat2, SYS_truncate, SYS_ftruncate,
+                                  SYS_fallocate, SYS_unlink, SYS_unlinkat, SYS_mkdir,
+                                  SYS_mkdirat, SYS_mknod, SYS_mknodat, SYS_rmdir, SYS_rename,
+                                  SYS_renameat, SYS_renameat2, SYS_link, SYS_linkat,
+                                  SYS_symlink, SYS_symlinkat };
+    for (size_t i = 0; i < sizeof writes / sizeof writes[0]; i++)
+        rule(p, writes[i], ERRNO(EACCES));
+    put(p, LD_NR);
     rule(p, SYS_clone3, ERRNO(ENOSYS));   /* glibc falls back to clone */
     rule(p, SYS_fork, ERRNO(EPERM));
     rule(p, SYS_vfork, ERRNO(EPERM));
@@ -910,6 +1348,10 @@ static int build_filter(prog *p, sb_policy policy)
 
 int sb_lockdown(sb_policy policy)
 {
+#ifdef SB_NO_LOCKDOWN   /* the coverage build of the trusted solution (grader/coverage.sh) */
+    (void)policy;
+    return 0;
+#endif
     static prog p;
     p.n = 0;
     p.overflow = false;

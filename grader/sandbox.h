@@ -129,6 +129,65 @@ const char *sb_describe(const sb_result *r, const sb_opts *o, char *buf, size_t 
 /* The reason the last call failed. */
 const char *sb_error(void);
 
+/* ---------------------------------------------------------------------- */
+/* One sandbox, a fresh process per test: the zygote                      */
+/* ---------------------------------------------------------------------- */
+
+/* A program started in the sandbox once (sb_zygote_start) serves requests
+ * (sb_zygote_serve): for each, it forks a child that has never run
+ * anything but the program's own start-up, places the request's fds as
+ * the child's 0-3, sets the child's limits and calls the program's child
+ * function, which locks itself down (sb_lockdown) before it runs untrusted
+ * code.  The server is the child's parent: it measures the child's CPU
+ * time and enforces its limits from outside (SIGXCPU at the CPU limit,
+ * which the child's own handler may turn into a message, SIGKILL half a
+ * CPU-second or a wall-clock second later; SIGKILL at the wall-clock
+ * limit), and reports how the child ended with its exact usage (wait4).
+ * Nothing a child does to its own timers or signals changes its limits.
+ * The server itself never runs the code under test, and is not dumpable:
+ * a child (same uid, same sandbox) cannot read or write its memory. */
+
+/* What one child gets. */
+typedef struct {
+    double cpu_s;        /* CPU seconds (0: none) */
+    double wall_s;       /* wall-clock seconds (0: none) */
+    size_t mem_bytes;    /* RLIMIT_AS (0: none) */
+    size_t file_bytes;   /* RLIMIT_FSIZE (0: none) */
+    long nofile;         /* RLIMIT_NOFILE (0: the server's) */
+    char arg[256];       /* for the child function, NUL-terminated */
+} sb_child_opts;
+
+typedef struct {
+    sb_proc proc;        /* the sandbox the server runs in */
+    int ctl;             /* requests go here (inherited by forks of the caller) */
+} sb_zygote;
+
+/* Start argv[0] (which calls sb_zygote_serve on fd 0) in the sandbox with
+ * o (o->fds[0] is replaced by the control socket).  0, or -1 (sb_error). */
+int sb_zygote_start(sb_zygote *z, const sb_opts *o, char *const argv[]);
+/* Ask for a child with fds[i] as its fd i (-1: /dev/null for 0-2, closed
+ * for 3).  A handle (>= 0) for sb_zygote_wait or sb_zygote_kill, or -1
+ * (sb_error: the server is gone).  Any process that holds z->ctl may ask;
+ * requests from several processes at once are fine. */
+int sb_zygote_run(const sb_zygote *z, const int fds[SB_MAX_FDS], const sb_child_opts *c);
+/* Wait for that child's end; fills r (cpu_s: the child's own, from its
+ * parent's wait4) and closes the handle.  0, or -1 (sb_error). */
+int sb_zygote_wait(int handle, sb_result *r);
+/* Kill that child now (the server reaps it) and close the handle. */
+void sb_zygote_kill(int handle);
+/* Close the control socket (the server kills what still runs and exits)
+ * and wait for the sandbox.  0 if the server had ended on its own terms. */
+int sb_zygote_stop(sb_zygote *z);
+
+/* In the sandboxed program: serve requests on fd `ctl` until every holder
+ * has closed it.  Each child, before `child` runs: the request's fds,
+ * default signal dispositions, its rlimits (RLIMIT_CPU a whole-second
+ * backstop above its limit), an oom_score_adj of 1000 (the kernel's OOM
+ * killer takes a test before anything of the grader's), death with the
+ * server; then it exits with child()'s value.  Returns 0 at the end of the
+ * requests, -1 (sb_error) if the server cannot go on. */
+int sb_zygote_serve(int ctl, int (*child)(const sb_child_opts *c));
+
 /* The seccomp policies. */
 typedef enum {
     SB_POLICY_CPU, /* tests on the CPU and the CUDA emulator */
@@ -137,8 +196,11 @@ typedef enum {
 
 /* Lock the calling process down for good: no new privileges, not
  * dumpable, the seccomp filter of the policy on every thread created
- * from now on.  Call it before any untrusted code runs, from a process
- * with one thread.  0, or -1 (sb_error). */
+ * from now on.  Both policies refuse creating, writing, renaming or
+ * removing any file (open for writing, mkdir, unlink, ...: EACCES): a
+ * test writes only to the fds it was given, so it leaves nothing behind
+ * for the next test or another grade.  Call it before any untrusted code
+ * runs, from a process with one thread.  0, or -1 (sb_error). */
 int sb_lockdown(sb_policy policy);
 
 #endif /* ND_SANDBOX_H */

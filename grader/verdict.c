@@ -41,8 +41,6 @@
 #include "runner.h"
 #include "sandbox.h"
 
-#include <libgen.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,37 +73,24 @@ static const char *executor_for(const k_case *c)
 /* Executors in the sandbox                                               */
 /* ---------------------------------------------------------------------- */
 
+/* One sandbox per executor program, started before the tests (a zygote,
+ * grader/sandbox.h): it sees that one file and nothing else of the
+ * grader's, and forks a fresh child per test, which locks itself down
+ * before it reads a call.  The server, the child's parent, measures the
+ * child's CPU time and enforces its limits from outside. */
 static bool gpu, asan;
-static sb_proc proc;      /* a worker runs one executor at a time */
-static sb_opts opts;
+#define MAX_EXECUTORS 32
+static struct {
+    char path[4200];
+    sb_zygote z;
+} zygotes[MAX_EXECUTORS];
+static int nzygotes;
+static sb_child_opts child_opts;   /* the running test's (a worker runs one at a time) */
 
-static pid_t sandboxed(const char *path, int calls, int results, const char *output,
-                       double cpu_seconds)
+/* The environment of the executors: PATH, and what the sanitizers and the
+ * emulator read (ASAN_OPTIONS, UBSAN_OPTIONS, NDEMU_*). */
+static char *const *executor_env(void)
 {
-    static char dir[4200], cpu[32];
-    int out = open(output ? output : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (out < 0)
-        return -1;
-    snprintf(dir, sizeof dir, "%s", path);
-    snprintf(cpu, sizeof cpu, "%.3f", cpu_seconds);
-    opts = sb_defaults();
-    opts.ro[0] = dirname(dir);
-    opts.fds[0] = calls;
-    opts.fds[1] = out;
-    opts.fds[2] = out;
-    opts.fds[3] = results;
-    opts.cpu_s = ceil(cpu_seconds) + 1;   /* the executor's own timer is the precise one */
-    opts.wall_s = K_WALL_LIMIT(cpu_seconds);
-    opts.mem_bytes = asan ? 0 : (size_t)2 << 30;   /* under ASan: its RSS limits (grade.sh) */
-    opts.file_bytes = (size_t)1 << 20;
-    opts.nofile = 64;
-    /* processes and threads of the sandbox's uid machine-wide, shared by
-     * the grades running at once; the seccomp filter refuses forks, so
-     * this bounds threads only */
-    opts.nproc = 4096;
-    opts.gpu = gpu;
-    /* the environment: PATH, and what the sanitizers and the emulator
-     * read (ASAN_OPTIONS, UBSAN_OPTIONS, NDEMU_*) */
     static char *env[64];
     int ne = 0;
     env[ne++] = "PATH=/usr/bin:/bin";
@@ -115,23 +100,74 @@ static pid_t sandboxed(const char *path, int calls, int results, const char *out
             strncmp(*e, "LSAN_OPTIONS=", 13) == 0 || strncmp(*e, "NDEMU_", 6) == 0)
             env[ne++] = *e;
     env[ne] = NULL;
-    opts.env = env;
-    char *argv[] = { (char *)path, cpu, gpu ? "gpu" : "cpu", NULL };
-    int rc = sb_spawn(&proc, &opts, argv);
-    close(out);
-    if (rc != 0) {
+    return env;
+}
+
+/* The sandbox serving executor `path`, started on first use (by the main
+ * process, before any worker: the workers inherit its control socket). */
+static sb_zygote *zygote_for(const char *path, bool start)
+{
+    for (int i = 0; i < nzygotes; i++)
+        if (strcmp(zygotes[i].path, path) == 0)
+            return &zygotes[i].z;
+    if (!start || nzygotes == MAX_EXECUTORS)
+        return NULL;
+    sb_opts o = sb_defaults();
+    o.ro[0] = path;   /* the executor itself: no folder, no sibling */
+    o.fds[1] = -1;
+    o.fds[2] = 2;     /* the server's own complaints */
+    o.cpu_s = 0;      /* each test's limits are its own (sb_child_opts) */
+    o.wall_s = 0;
+    o.mem_bytes = 0;
+    o.file_bytes = 0;
+    o.nofile = 1024;  /* the server holds three fds per running test */
+    /* processes and threads of the sandbox's uid: the seccomp filter
+     * refuses forks, so this bounds the tests' threads */
+    o.nproc = 4096;
+    o.gpu = gpu;
+    o.env = executor_env();
+    char *argv[] = { (char *)path, "serve", gpu ? "gpu" : "cpu", NULL };
+    snprintf(zygotes[nzygotes].path, sizeof zygotes[nzygotes].path, "%s", path);
+    if (sb_zygote_start(&zygotes[nzygotes].z, &o, argv) != 0) {
         fprintf(stderr, "verdict: cannot start %s in the sandbox: %s\n", path, sb_error());
+        exit(2);
+    }
+    return &zygotes[nzygotes++].z;
+}
+
+static pid_t sandboxed(const char *path, int calls, int results, const char *output,
+                       double cpu_seconds)
+{
+    sb_zygote *z = zygote_for(path, false);
+    if (z == NULL) {
+        fprintf(stderr, "verdict: no sandbox serves %s\n", path);
         return -1;
     }
-    return proc.pid;
+    int out = open(output ? output : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+                   0600);
+    if (out < 0)
+        return -1;
+    memset(&child_opts, 0, sizeof child_opts);
+    child_opts.cpu_s = cpu_seconds;
+    child_opts.wall_s = K_WALL_LIMIT(cpu_seconds);
+    child_opts.mem_bytes = asan ? 0 : (size_t)2 << 30;   /* under ASan: its RSS limits (grade.sh) */
+    child_opts.file_bytes = (size_t)1 << 20;
+    child_opts.nofile = 64;
+    int fds[SB_MAX_FDS] = { calls, out, out, results };
+    int h = sb_zygote_run(z, fds, &child_opts);
+    close(out);
+    if (h < 0) {
+        fprintf(stderr, "verdict: cannot start a test of %s: %s\n", path, sb_error());
+        return -1;
+    }
+    return h + 1;   /* the handle, as a positive "pid" */
 }
 
 static int sandbox_reap(pid_t pid, int *status, double *cpu, char *why, size_t cap)
 {
     sb_result r;
-    (void)pid;
-    if (sb_wait(&proc, &r) != 0) {
-        snprintf(why, cap, "the grader could not wait for the executor: %s", sb_error());
+    if (sb_zygote_wait((int)pid - 1, &r) != 0) {
+        snprintf(why, cap, "the grader lost the executor: %s", sb_error());
         *status = SIGKILL;
         return -1;
     }
@@ -141,9 +177,13 @@ static int sandbox_reap(pid_t pid, int *status, double *cpu, char *why, size_t c
     case SB_SIGNALED: *status = r.sig; break;
     case SB_CPU: *status = SIGXCPU; break;
     case SB_SECCOMP: *status = SIGSYS; break;
-    default:   /* memory, the wall clock, the sandbox itself: its words */
+    default: {  /* memory, the wall clock, the sandbox itself: its words */
+        sb_opts o = sb_defaults();
+        o.cpu_s = child_opts.cpu_s;
+        o.wall_s = child_opts.wall_s;
         *status = SIGKILL;
-        sb_describe(&r, &opts, why, cap);
+        sb_describe(&r, &o, why, cap);
+    }
     }
     return 0;
 }
@@ -227,6 +267,7 @@ int main(int argc, char **argv)
     snprintf(profiled_paths[8], sizeof profiled_paths[8], "%s/exec-all-profile", execdir);
 
     char cuda_name[800];
+    zygote_for(exec_paths[integration ? 8 : 6], true);
     bool cuda_ok = k_probe_cuda(exec_paths[integration ? 8 : 6], cuda_name, sizeof cuda_name);
     if (device_path != NULL) {
         FILE *f = fopen(device_path, "w");
@@ -260,9 +301,20 @@ int main(int argc, char **argv)
             c->msg = strdup("not run: it failed in the plain build already");
         }
     }
+    for (int i = 0; i < n; i++)   /* a sandbox for each executor the tests use */
+        if (!cases[i].skip)
+            zygote_for(executor_for(&cases[i]), true);
     k_plan plan = { .cases = cases, .n = n, .jobs = jobs, .outdir = outdir,
                     .executor = executor_for };
     k_run_plan(&plan);
+    bool lost = false;
+    for (int i = 0; i < nzygotes; i++)
+        if (sb_zygote_stop(&zygotes[i].z) != 0) {
+            fprintf(stderr, "verdict: the sandbox of %s: %s\n", zygotes[i].path, sb_error());
+            lost = true;
+        }
+    if (lost)
+        return 2;   /* a result may be the grader's failure, not the submission's */
 
     FILE *results = fopen(results_path, "w");
     if (results == NULL) {

@@ -465,28 +465,14 @@ static const char *executor_end(k_ctx *k, k_result *res, bool mid_call)
     close(k->to_exec);
     /* the executor exits at the end of its input; drain what it still says */
     char junk[4096];
-    size_t got = k_wire_take(k->from_exec, junk, sizeof junk - 1);
-    bool extra = got == sizeof junk - 1;
+    bool extra = k_wire_take(k->from_exec, junk, sizeof junk) > 0;
     ssize_t r;
-    while ((r = read(k->from_exec, junk + got, sizeof junk - 1 - got)) > 0) {
-        got += (size_t)r;
-        if (got == sizeof junk - 1)
-            got = 0, extra = true;
-    }
-    close(k->from_exec);
-    junk[got] = '\0';
-    double told = -1;   /* the executor's own account of its CPU time */
-    size_t tl = strlen(K_CPU_TRAILER);
-    if (got > tl && strncmp(junk, K_CPU_TRAILER, tl) == 0 && junk[got - 1] == '\n' &&
-        strlen(junk) == got)
-        told = atof(junk + tl);
-    else if (got > 0)
+    while ((r = read(k->from_exec, junk, sizeof junk)) > 0)
         extra = true;
+    close(k->from_exec);
     int status = 0;
     char said[600] = "";
     k_reap(k->exec_pid, &status, &k->exec_cpu, said, sizeof said);
-    if (told > k->exec_cpu)
-        k->exec_cpu = told;
     k->exec_pid = -1;
     if (extra) {
         *res = K_FAIL;

@@ -115,8 +115,4 @@ void k_limit_cpu(double seconds);
 struct rusage;
 double k_cpu_of(const struct rusage *ru);
 
-/* What an executor writes after its last result: its own CPU seconds (a
- * sandboxed executor's wait status does not carry them). */
-#define K_CPU_TRAILER "K-CPU "
-
 #endif /* ND_KIT_RUNNER_H */

@@ -3,6 +3,9 @@
  * would try it (test_sandbox.c runs every attack and judges).
  *
  *   probe [--nolock] ATTACK [ARG...]
+ *   probe serve              a zygote (sandbox.h): each request's arg is
+ *                            "ATTACK [ARG...]", run by a fresh child after
+ *                            its lock-down, as a grader's test is
  *
  * Unless --nolock, the probe first calls sb_lockdown(SB_POLICY_CPU), as a
  * test program's main does.  It exits 0 when the attack failed (the call
@@ -29,11 +32,14 @@
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
+#include <time.h>
 #include <unistd.h>
 
 static int worked(const char *what)
@@ -55,7 +61,37 @@ static void *idle(void *arg)
     return NULL;
 }
 
+/* What a zygote's test leaves behind, and what the next one looks for. */
+static int leftover_mark;
+
+static int attack(int argc, char **argv);
+
+/* A zygote's child: the lock-down, then the attack its request names. */
+static int child(const sb_child_opts *c)
+{
+    static char line[256];
+    char *argv[16] = { "probe" };
+    int argc = 1;
+    snprintf(line, sizeof line, "%s", c->arg);
+    for (char *t = strtok(line, " "); t != NULL && argc < 15; t = strtok(NULL, " "))
+        argv[argc++] = t;
+    argv[argc] = NULL;
+    return attack(argc, argv);
+}
+
 int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "serve") == 0) {
+        if (sb_zygote_serve(0, child) != 0) {
+            fprintf(stderr, "probe: %s\n", sb_error());
+            return 3;
+        }
+        return 0;
+    }
+    return attack(argc, argv);
+}
+
+static int attack(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
     int i = 1;
@@ -265,6 +301,76 @@ int main(int argc, char **argv)
             return refused("mmap");
         memset(p, 1, bytes);
         return worked("allocated past the memory limit");
+    }
+    if (strcmp(a, "leave") == 0) {   /* leave what the next test could find */
+        leftover_mark = 1;
+        int made = 0;
+        const char *files[] = { "/tmp/sb-leftover", "sb-leftover", "/dev/shm/sb-leftover" };
+        for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
+            int fd = open(files[k], O_WRONLY | O_CREAT | O_TRUNC, 0666);
+            if (fd >= 0) {
+                printf("made %s\n", files[k]);
+                made++;
+                close(fd);
+            }
+        }
+        if (mkdir("/tmp/sb-leftover.d", 0777) == 0) {
+            printf("made /tmp/sb-leftover.d\n");
+            made++;
+        }
+        pthread_t t;   /* a thread that would outlive the test */
+        pthread_create(&t, NULL, idle, NULL);
+        return made ? worked("left files behind") : refused("leaving a file behind");
+    }
+    if (strcmp(a, "find-leftover") == 0) {   /* what an earlier test left */
+        if (leftover_mark)
+            return worked("the last test's memory");
+        const char *files[] = { "/tmp/sb-leftover", "sb-leftover", "/dev/shm/sb-leftover",
+                                "/tmp/sb-leftover.d" };
+        for (size_t k = 0; k < sizeof files / sizeof files[0]; k++)
+            if (access(files[k], F_OK) == 0)
+                return worked(files[k]);
+        int threads = 0;
+        FILE *f = fopen("/proc/self/status", "r");
+        char line[256];
+        while (f != NULL && fgets(line, sizeof line, f) != NULL)
+            if (strncmp(line, "Threads:", 8) == 0)
+                threads = atoi(line + 8);
+        if (f != NULL)
+            fclose(f);
+        if (threads != 1)
+            return worked("the last test's thread");
+        return refused("finding anything of the last test");
+    }
+    if (strcmp(a, "parent-mem") == 0) {   /* read the zygote server's memory */
+        char path[64], buf[16];
+        snprintf(path, sizeof path, "/proc/%d/mem", (int)getppid());
+        int fd = open(path, O_RDONLY);
+        if (fd < 0 || pread(fd, buf, sizeof buf, (off_t)(uintptr_t)&leftover_mark) <= 0)
+            return refused(path);
+        return worked(path);
+    }
+    if (strcmp(a, "untimed-spin") == 0) {   /* disarm its own CPU timer, then spin */
+        struct itimerval off;
+        memset(&off, 0, sizeof off);
+        setitimer(ITIMER_PROF, &off, NULL);
+        setitimer(ITIMER_VIRTUAL, &off, NULL);
+        sigset_t xcpu;   /* (its handler cannot be changed: the filter keeps it) */
+        sigemptyset(&xcpu);
+        sigaddset(&xcpu, SIGXCPU);
+        sigprocmask(SIG_BLOCK, &xcpu, NULL);
+        for (volatile unsigned long k = 0;; k++) {
+        }
+    }
+    if (strcmp(a, "work") == 0) {   /* ARG milliseconds of CPU, then exit 0 */
+        struct timespec t0, t;
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+        do {
+            for (volatile int k = 0; k < 100000; k++) {
+            }
+            clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+        } while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < n);
+        goto done;
     }
     if (strcmp(a, "ok") == 0)   /* does nothing forbidden: must exit 0 */
         goto done;

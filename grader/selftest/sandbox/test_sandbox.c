@@ -188,6 +188,109 @@ static bool process_named(const char *token)
     return found;
 }
 
+/* One test in the zygote z: the probe's attack `what`, limits c; what it
+ * printed lands in out. */
+static sb_result zrun(const sb_zygote *z, sb_child_opts c, const char *what, char *out,
+                      size_t cap)
+{
+    sb_result r;
+    memset(&r, 0, sizeof r);
+    r.how = SB_START;
+    int pipefd[2];
+    out[0] = '\0';
+    if (pipe(pipefd) != 0)
+        return r;
+    snprintf(c.arg, sizeof c.arg, "%s", what);
+    int fds[SB_MAX_FDS] = { -1, pipefd[1], pipefd[1], -1 };
+    int h = sb_zygote_run(z, fds, &c);
+    close(pipefd[1]);
+    size_t got = 0;
+    ssize_t n;
+    while (h >= 0 && got + 1 < cap && (n = read(pipefd[0], out + got, cap - 1 - got)) > 0)
+        got += (size_t)n;
+    out[got] = '\0';
+    close(pipefd[0]);
+    if (h < 0 || sb_zygote_wait(h, &r) != 0)
+        snprintf(out, cap, "%s", sb_error());
+    return r;
+}
+
+/* One sandbox, a fresh process per test: what a test can do to the next,
+ * to the server, and to its own limits. */
+static void zygote_checks(const sb_opts *o)
+{
+    sb_opts zo = *o;
+    zo.ro[0] = probe;   /* the program itself, not its folder */
+    zo.cpu_s = zo.wall_s = 0;
+    zo.mem_bytes = 0;
+    char *argv[] = { probe, "serve", NULL };
+    sb_zygote z;
+    if (sb_zygote_start(&z, &zo, argv) != 0) {
+        check(false, "a zygote starts", "%s", sb_error());
+        return;
+    }
+    sb_child_opts c;
+    memset(&c, 0, sizeof c);
+    c.cpu_s = 5;
+    c.wall_s = 20;
+    c.mem_bytes = (size_t)512 << 20;
+    c.nofile = 64;
+    char out[4096], what[700];
+    sb_result r = zrun(&z, c, "ok", out, sizeof out);
+    check(r.how == SB_EXITED && r.code == 0, "zygote: a test runs in a fresh child", "%s: %.300s",
+          how(&r), out);
+    r = zrun(&z, c, "leave", out, sizeof out);
+    check(r.how == SB_EXITED && r.code == 0, "zygote: a test cannot create a file anywhere",
+          "%s: %.300s", how(&r), out);
+    r = zrun(&z, c, "find-leftover", out, sizeof out);
+    check(r.how == SB_EXITED && r.code == 0,
+          "zygote: the next test finds nothing of the last (files, memory, threads)",
+          "%s: %.300s", how(&r), out);
+    r = zrun(&z, c, "kill-parent", out, sizeof out);
+    sb_result again = zrun(&z, c, "ok", out, sizeof out);
+    check(r.how != SB_EXITED || r.code == 0, "zygote: a test cannot kill the server", "%s",
+          how(&r));
+    check(again.how == SB_EXITED && again.code == 0, "zygote: the server serves on after that",
+          "%s: %.300s", how(&again), out);
+    r = zrun(&z, c, "parent-mem", out, sizeof out);
+    check(r.how != SB_EXITED || r.code == 0, "zygote: a test cannot read the server's memory",
+          "%s: %.300s", how(&r), out);
+    sb_child_opts one = c;
+    one.cpu_s = 1;
+    r = zrun(&z, one, "untimed-spin", out, sizeof out);
+    check(r.how == SB_CPU && r.cpu_s >= 1 && r.cpu_s < 1.6,
+          "zygote: the server stops a test at its CPU limit (1 s) though it disarmed its own "
+          "timers and blocked SIGXCPU", "%s after %.2f s of CPU", how(&r), r.cpu_s);
+    r = zrun(&z, c, "work 300", out, sizeof out);
+    check(r.how == SB_EXITED && r.code == 0 && r.cpu_s >= 0.29 && r.cpu_s < 1,
+          "zygote: a test's CPU time is measured by its parent (0.3 s)", "%s, %.3f s",
+          how(&r), r.cpu_s);
+    sb_child_opts w = c;
+    w.wall_s = 2;
+    r = zrun(&z, w, "sleep 60", out, sizeof out);
+    check(r.how == SB_WALL && r.wall_s < 10, "zygote: the wall clock stops a sleeping test (2 s)",
+          "%s after %.1f s", how(&r), r.wall_s);
+    int fds[SB_MAX_FDS] = { -1, -1, -1, -1 };
+    snprintf(c.arg, sizeof c.arg, "sleep 60");
+    int h = sb_zygote_run(&z, fds, &c);
+    sb_zygote_kill(h);
+    r = zrun(&z, c, "ok", out, sizeof out);
+    check(h >= 0 && r.how == SB_EXITED && r.code == 0,
+          "zygote: a test given up on is killed, and the next one runs", "%s", how(&r));
+    if (mode == SB_NAMESPACES) {
+        char sibling[600];
+        snprintf(sibling, sizeof sibling, "%s/bin/sibling", dir);
+        copy(probe, sibling);
+        snprintf(what, sizeof what, "read %s", sibling);
+        r = zrun(&z, c, what, out, sizeof out);
+        check(r.how == SB_EXITED && r.code == 0,
+              "zygote: the program sees itself, not what lies beside it", "%s: %.300s",
+              how(&r), out);
+    }
+    check(sb_zygote_stop(&z) == 0, "zygote: the server ends when the grader is done", "%s",
+          sb_error());
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -348,6 +451,8 @@ int main(int argc, char **argv)
               "nothing it started outlives it (a daemon in its own session)", "%s; %s",
               how(&r), process_named(token) ? "the daemon still runs" : "");
     }
+    zygote_checks(&o);
+
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
