@@ -375,23 +375,14 @@ once_per_machine() {
         flock 9
         if [ ! -e "$dir/.done" ] || [ -n "$(find "$root/solution/src" "$root/skeleton/src" \
                 "$root/skeleton/include" "$root/grader/emu/include" "$root/grader/emu/cu2cpp.py" \
-                "$root/grader/grade.sh" "$root/cuda.mk" -newer "$dir/.done" | head -n 1)" ]; then
+                "$root/grader/grade.sh" "$root/grader/carries.tsv" "$root/grader/skelgen.py" \
+                "$root/cuda.mk" -newer "$dir/.done" | head -n 1)" ]; then
             rm -rf "$dir" && mkdir -p "$dir" && "$@" "$dir" && touch "$dir/.done"
         fi
     ) 9>"$dir.lock" || return 1
     rm -rf "${kit:?}/$kitname" && cp -R "$dir" "$kit/$kitname"
 }
 
-# The skeleton's lesson objects: the symbols each lesson file must define.
-skeleton_maker() {   # DIR
-    local f
-    for f in "$base/src/"[0-9][0-9]_*.c "$base/src/"[0-9][0-9]_*.cu; do
-        case $f in
-        *.cu) compile_cu "$f" "$1/$(basename "$f").o" -O2 ;;
-        *) "$CC" "${STUDENT_FLAGS[@]}" -O2 -I"$base/include" -c "$f" -o "$1/$(basename "$f").o" ;;
-        esac || return 1
-    done
-}
 
 check_lesson() {   # FILE: 0 if the submission's version is accepted
     local f=$1 name lesson cand cu=false
@@ -456,7 +447,7 @@ check_lesson() {   # FILE: 0 if the submission's version is accepted
         note "$lesson" rejected "src/$name holds what could run code by itself, or that a lesson file has no use for: $bad (constructors, destructors, ifunc resolvers and sections of one's own are not allowed)"
         return 1
     fi
-    local skel="$kit/skeleton/$name.o"
+    local skel="$kit/course-normal/skel/$name.o"
     local extra missing
     extra=$(comm -23 <(strong "$obj") <(strong "$skel"))
     if [ -n "$extra" ]; then
@@ -483,6 +474,16 @@ check_lesson() {   # FILE: 0 if the submission's version is accepted
         note "$lesson" rejected "src/$name uses symbols outside the API, $($cu && echo "the CUDA runtime, libstdc++, ")libc and libm: $(echo $extra)"
         return 1
     fi
+    # Another lesson's functions: only those the course's own file calls
+    # (grader/carries.tsv: nothing else of the other lessons is in this
+    # lesson's executors, and no other lesson may do this one's work).
+    local may
+    may=$(course_uses "$name")
+    extra=$(undefined "$obj" | comm -12 - "$scratch/lesson-syms" | comm -23 - <(echo "$may"))
+    if [ -n "$extra" ]; then
+        note "$lesson" rejected "src/$name calls $(echo $extra) of another lesson; lesson $lesson's file may call only the other lessons' functions that the course's own version of it calls ($(echo ${may:-none})): each lesson is graded beside the course's versions of the others, which hold nothing else (see the instructor guide, \"What an executor carries\")"
+        return 1
+    fi
     # With a GPU, the file must also build with nvcc (CUDA-only errors).
     if $cu && [ "$cuda_mode" = gpu ] && ! in_sandbox "$st" "${COMPILE_LIMITS[@]}" "${GPU_VIEW[@]}" \
             --rw "$cdir" --cwd "$cdir" --ro "$base/include" -- \
@@ -500,11 +501,98 @@ check_lesson() {   # FILE: 0 if the submission's version is accepted
     return 0
 }
 
+# compile VARIANT SRC OBJ FLAGS...: one file of a tree, as the grader
+# builds it for that build (a .cu file by nvcc with the CUDA recipe's
+# flags of the build, or for the emulator with FLAGS).  SRC is relative to
+# the tree's folder, the working directory; $SBX runs it in the sandbox.
+compile() {
+    local -n nvcc_variant="nvcc_$1"
+    local src=$2 obj=$3
+    shift 3
+    case $src in
+    *.c) "${SBX[@]}" "$CC" "${STUDENT_FLAGS[@]}" "$@" -I"$base/include" -c "$src" -o "$obj" ;;
+    *)  if [ "$cuda_mode" = gpu ]; then
+            "${SBX[@]}" "$nvcc" "${nvcc_variant[@]}" -I"$base/include" -c "$src" -o "$obj"
+        else
+            compile_cu "$src" "$obj" "$@"
+        fi ;;
+    esac
+}
+
+# The course's own lesson files that stand beside a submission's
+# (grader/carries.tsv), compiled once per machine and build, the .cu
+# files of PATTERN (*: all):
+#   sol/NAME.o      the solution's file (the integration section's stand-in
+#                   for a file that was not accepted)
+#   skel/NAME.o     the skeleton's
+#   part/N/NAME.o   lesson N's version: the skeleton's with the solution's
+#                   regions carries.tsv lists for N
+course_maker() {   # VARIANT PATTERN FLAGS... DIR
+    local v=$1 pattern=$2 dir=${*: -1} f name n keep
+    local flags=("${@:3:$#-3}")
+    mkdir -p "$dir/tree" || return 1
+    cp -R "$root/skeleton/include" "$dir/tree/" || return 1
+    # one_object KIND SRC: compile SRC (a lesson file) into KIND/NAME.o
+    one_object() {
+        local kind=$1 src=$2 name
+        name=$(basename "$src")
+        mkdir -p "$dir/$kind-src" "$dir/$kind" && cp "$root/skeleton/src/"*.h "$dir/$kind-src/" &&
+            { [ "$src" = "$dir/$kind-src/$name" ] || cp "$src" "$dir/$kind-src/$name"; } || return 1
+        if [ "$v" = profile ]; then
+            (cd "$dir" && base="$dir/tree" compile_cu "$kind-src/$name" "$dir/$kind/$name.o" \
+                "${flags[@]}")
+        else
+            (cd "$dir" && base="$dir/tree" compile "$v" "$kind-src/$name" "$dir/$kind/$name.o" \
+                "${flags[@]}")
+        fi
+    }
+    for f in "$root/solution/src/"[0-9][0-9]_$pattern; do
+        name=$(basename "$f")
+        one_object sol "$f" && one_object skel "$root/skeleton/src/$name" || return 1
+        while IFS=$'\t' read -r n keep; do
+            [ "$keep" = '*' ] && continue
+            mkdir -p "$dir/part/$n-src" &&
+                python3 "$root/grader/skelgen.py" --partial "$f" "$dir/part/$n-src/$name" $keep &&
+                one_object "part/$n" "$dir/part/$n-src/$name" || return 1
+        done < <(carries_of "$name")
+    done
+}
+# carries_of NAME: "N<TAB>regions" for each lesson whose executor carries
+# some of the solution's file NAME
+carries_of() {
+    awk -F'\t' -v f="$1" '!/^#/ && NF >= 3 && $2 == f { print $1 "\t" $3 }' "$root/grader/carries.tsv"
+}
+# carried N NAME VARIANT: the object of lesson file NAME in lesson N's
+# executors of that build
+carried() {
+    local keep v=$3
+    [ "$v" = profile ] && [[ $2 != *.cu ]] && v=normal
+    keep=$(awk -F'\t' -v n="$1" -v f="$2" '!/^#/ && $1 == n && $2 == f { print $3 }' \
+           "$root/grader/carries.tsv")
+    case $keep in
+    '') echo "$kit/course-$v/skel/$2.o" ;;
+    '*') echo "$kit/course-$v/sol/$2.o" ;;
+    *) echo "$kit/course-$v/part/$1/$2.o" ;;
+    esac
+}
+course_objs() {   # VARIANT FLAGS...
+    once_per_machine "course-$cuda_mode/$1" "course-$1" course_maker "$1" '*.c*' "${@:2}" \
+        2>>"$scratch/solution-build.log"
+}
+
 # GRADE_LESSONS="3 5" grades those lessons only: the other files are not
 # even looked at (the solution's stand in), and there is no integration run.
 only=" ${GRADE_LESSONS:-} "
-once_per_machine "skeleton-$cuda_mode" skeleton skeleton_maker ||
-    die "the skeleton's lesson files do not build"
+# (the course's own objects of the plain build: the skeleton's give the
+# symbols each lesson file must define)
+course_objs normal -O2 || die "the course's own lesson files do not build (see $scratch/solution-build.log)"
+# the lesson files' own global functions and data, and which of them each
+# course file calls
+for o in "$kit/course-normal/sol/"*.o; do strong "$o"; done | sort -u >"$scratch/lesson-syms"
+course_uses() {   # NAME: the other lessons' symbols the course's NAME calls
+    { undefined "$kit/course-normal/sol/$1.o"; undefined "$kit/course-normal/skel/$1.o"; } |
+        sort -u | comm -12 - "$scratch/lesson-syms"
+}
 # The lesson files are checked two at a time (they are compiles), each
 # check's notes apart, gathered in lesson order.
 checks=()
@@ -534,53 +622,12 @@ for f in "${checks[@]}"; do
     esac
 done
 
-# compile VARIANT SRC OBJ FLAGS...: one file of a tree, as the grader
-# builds it for that build (a .cu file by nvcc with the CUDA recipe's
-# flags of the build, or for the emulator with FLAGS).  SRC is relative to
-# the tree's folder, the working directory; $SBX runs it in the sandbox.
-compile() {
-    local -n nvcc_variant="nvcc_$1"
-    local src=$2 obj=$3
-    shift 3
-    case $src in
-    *.c) "${SBX[@]}" "$CC" "${STUDENT_FLAGS[@]}" "$@" -I"$base/include" -c "$src" -o "$obj" ;;
-    *)  if [ "$cuda_mode" = gpu ]; then
-            "${SBX[@]}" "$nvcc" "${nvcc_variant[@]}" -I"$base/include" -c "$src" -o "$obj"
-        else
-            compile_cu "$src" "$obj" "$@"
-        fi ;;
-    esac
-}
-
-# The solution's lesson files, compiled once per machine and build (they
-# stand in for every lesson but the one under test), with the .cu files
-# of PATTERN (*: all).
-solution_maker() {   # VARIANT PATTERN FLAGS... DIR
-    local v=$1 pattern=$2 dir=${*: -1} f
-    local flags=("${@:3:$#-3}")
-    mkdir -p "$dir/src" "$dir/tree" || return 1
-    cp -R "$root/skeleton/include" "$dir/tree/" && cp "$root/skeleton/src/"*.h "$dir/src/" || return 1
-    for f in "$root/solution/src/"[0-9][0-9]_$pattern; do
-        cp "$f" "$dir/src/"
-        if [ "$v" = profile ]; then
-            (cd "$dir" && base="$dir/tree" compile_cu "src/$(basename "$f")" \
-                "$dir/$(basename "$f").o" "${flags[@]}") || return 1
-        else
-            (cd "$dir" && base="$dir/tree" compile "$v" "src/$(basename "$f")" \
-                "$dir/$(basename "$f").o" "${flags[@]}") || return 1
-        fi
-    done
-}
-solution_objs() {   # VARIANT FLAGS...
-    once_per_machine "solution-$cuda_mode/$1" "solution-$1" solution_maker "$1" '*.c*' "${@:2}" \
-        2>>"$scratch/solution-build.log"
-}
 
 build() {   # VARIANT FLAGS...: the executors of one build, in $scratch/VARIANT
     local v=$1 dir="$scratch/$1" f o name l
     shift
     mkdir -p "$dir/obj"
-    solution_objs "$v" "$@" || return 1
+    course_objs "$v" "$@" || return 1
     # In the sandbox, from the tree's folder (messages name src/NAME).  The
     # sanitizer build sees the lesson files as the checked plain build did
     # (#ifdef __SANITIZE_ADDRESS__ cannot add code the check never saw).
@@ -594,7 +641,7 @@ build() {   # VARIANT FLAGS...: the executors of one build, in $scratch/VARIANT
         name=$(basename "$f")
         o="$dir/obj/$name.o"
         if [[ $name == [0-9][0-9]_* && $theirs != *" $name "* ]]; then
-            o="$kit/solution-$v/$name.o"   # a stand-in
+            o="$kit/course-$v/sol/$name.o"   # a stand-in
         elif [ "$v" = normal ] && [ -s "$scratch/prebuilt/$name.o" ]; then
             o="$scratch/prebuilt/$name.o"
         elif ! (cd "$base" && compile "$v" "src/$name" "$o" "$@" "${same[@]}") 2>>"$dir/build.log"; then
@@ -608,25 +655,31 @@ build() {   # VARIANT FLAGS...: the executors of one build, in $scratch/VARIANT
     local rest=("$kit/$v/grader_executor.o" "$kit/$v/grader_sandbox.o" "$kit/$v/tests_kit_wire.o"
                 "$kit/$v/tests_kit_exec.o" "$kit/$v/tests_kit_stack.o" "${framework[@]}")
     [ "$cuda_mode" = emu ] && rest+=("$kit/emu-$v/emu.o")
+    # (the plain build's executors carry no symbol table: nothing reads
+    # it there; the sanitizers' reports read theirs for file:line)
+    local strip=()
+    [ "$v" = normal ] && strip=(-s)
     link() {   # OUT OBJS...: one executor, linked in the sandbox
         local to=$1
         shift
         in_sandbox "$dir/link.status" "${BUILD_LIMITS[@]}" "${GPU_VIEW[@]}" --ro "$kit" \
             --ro "$scratch/prebuilt" --rw "$dir" --cwd "$dir" -- \
-            "$CXX" "${SAN_LINK[@]}" "$@" "${rest[@]}" "${cuda_libs[@]}" -lm -o "$to" \
+            "$CXX" "${SAN_LINK[@]}" "$@" "${rest[@]}" "${cuda_libs[@]}" -lm -o "$to" "${strip[@]}" \
             2>>"$dir/build.log" || {
             echo "grade: linking $(basename "$to"): $(cut -f4 "$dir/link.status" 2>/dev/null)" \
                 >>"$dir/build.log"
             return 1
         }
     }
-    # lesson N: the submission's file N, the solution's others
+    # lesson N: the submission's file N, and what carries.tsv gives lesson
+    # N of the course's other files
     for o in "${mine[@]}"; do
         name=$(basename "$o" .o)
         l=$((10#${name%%_*}))
         local objs=("$o")
-        for f in "$kit/solution-$v/"[0-9][0-9]_*.o; do
-            [ "$(basename "$f")" = "$name.o" ] || objs+=("$f")
+        for f in "$kit/course-$v/sol/"[0-9][0-9]_*.o; do
+            f=$(basename "$f" .o)
+            [ "$f" = "$name" ] || objs+=("$(carried "$l" "$f" "$v")")
         done
         link "$dir/exec-$l" "${objs[@]}" || return 1
     done
@@ -648,7 +701,7 @@ fi
 PROF_FLAGS=(-gdwarf-4 -O2 -fsanitize=thread --param=tsan-instrument-func-entry-exit=0
             -fno-tree-sra -DNDEMU_INSTRUMENTED)
 profiled_solution() {   # the solution's .cu files, instrumented, once per machine
-    once_per_machine solution-profile solution-profile solution_maker profile '*.cu' \
+    once_per_machine course-profile course-profile course_maker profile '*.cu' \
         "${PROF_FLAGS[@]}" 2>>"$scratch/solution-build.log"
 }
 build_profiled() {
@@ -695,10 +748,12 @@ build_profiled() {
             name=$(basename "$f")
             if [ -n "${theirs_obj[$name]:-}" ] && { [ "$l" = all ] || [ "$((10#${name%%_*}))" = "$l" ]; }; then
                 objs+=("${theirs_obj[$name]}")
-            elif [[ $name == *.cu ]]; then
-                objs+=("$kit/solution-profile/$name.o")
+            elif [ "$l" = all ] && [[ $name == *.cu ]]; then   # a file that was not accepted
+                objs+=("$kit/course-profile/sol/$name.o")
+            elif [ "$l" = all ]; then
+                objs+=("$kit/course-normal/sol/$name.o")
             else
-                objs+=("$kit/solution-normal/$name.o")
+                objs+=("$(carried "$l" "$name" profile)")
             fi
         done
         in_sandbox "$dir/link.status" "${BUILD_LIMITS[@]}" --ro "$kit" --ro "$scratch/prebuilt" \

@@ -5,6 +5,11 @@ Usage:
     skelgen.py SOLUTION_DIR OUT_DIR          write the skeleton to OUT_DIR
     skelgen.py --check SOLUTION_DIR [FILE...]  validate markers, write nothing
     skelgen.py --list-snippets SOLUTION_DIR  print NAME, path, first, last line
+    skelgen.py --partial FILE OUT [NAME...]  one lesson file as the skeleton
+                                             has it, but for the solution
+                                             regions NAME..., which keep the
+                                             solution's code (the grader's
+                                             stand-ins: grader/carries.tsv)
 
 Every file under SOLUTION_DIR is copied to OUT_DIR with its mode (symbolic
 links as links); editor junk (`*~`, `.*.swp`) is skipped.  Files ending in .c, .h, .cu or .cuh (UTF-8) are
@@ -68,7 +73,8 @@ import tempfile
 
 USAGE = """usage: skelgen.py SOLUTION_DIR OUT_DIR
        skelgen.py --check SOLUTION_DIR [FILE...]
-       skelgen.py --list-snippets SOLUTION_DIR"""
+       skelgen.py --list-snippets SOLUTION_DIR
+       skelgen.py --partial FILE OUT [NAME...]"""
 
 PROCESSED = ('.c', '.h', '.cu', '.cuh')
 JUNK = ('*~', '.*.swp')
@@ -214,10 +220,12 @@ class Source:
         region.end = n
         stack.remove(region)
 
-    def skeleton(self):
-        """The file's text in the skeleton (call only if it has no errors)."""
+    def skeleton(self, keep=()):
+        """The file's text in the skeleton (call only if it has no errors);
+        the solution regions named in keep stay as they are."""
         out, skip_to = [], 0
-        solutions = {r.line: r for r in self.regions if r.kind == 'solution'}
+        solutions = {r.line: r for r in self.regions
+                     if r.kind == 'solution' and r.name not in keep}
         for n, line in enumerate(self.lines, 1):
             if n in solutions:
                 r = solutions[n]
@@ -337,10 +345,32 @@ def fail(path, msg):
     return 1
 
 
+def partial(path, out, keep):
+    """Write one lesson file with only the solution regions in keep."""
+    with open(path, 'rb') as f:
+        src = Source(path, os.path.basename(path), f.read())
+    names = {r.name for r in src.regions if r.kind == 'solution'}
+    for name in sorted(set(keep) - names):
+        src.error(1, f"no solution region '{name}' to keep "
+                     f"(the file has: {', '.join(sorted(names)) or 'none'})")
+    if not report([src]):
+        return 1
+    tmp = out + '.tmp'
+    with open(tmp, 'w', encoding='utf-8', newline='') as f:
+        f.write(src.skeleton(set(keep)))
+    os.replace(tmp, out)
+    return 0
+
+
 def main(argv):
     if argv[:1] in (['-h'], ['--help']):
         print(__doc__.strip())
         return 0
+    if argv[:1] == ['--partial']:
+        if len(argv) < 3 or not os.path.isfile(argv[1]):
+            print(USAGE, file=sys.stderr)
+            return 2
+        return partial(argv[1], argv[2], argv[3:])
     mode = argv[0] if argv[:1] in (['--check'], ['--list-snippets']) else None
     args = argv[1:] if mode else argv
     if (len(args) < 1 or (mode is None and len(args) != 2)
