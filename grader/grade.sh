@@ -89,6 +89,31 @@ fi
 # The sandbox every step that touches the submission runs in.
 SANDBOX="$root/build/grader/sandbox"
 [ -x "$SANDBOX" ] || die "the grader is not built: run it through 'make grade'"
+
+# As root, a block of 64 uids of this grade's own, held (a lock) while it
+# runs: its compiles and links run as the first, each executor's tests as
+# another (verdict -U), so that no other grade shares their count of
+# processes and threads, and, without namespaces, no executor can read
+# another.  GRADE_UID_BASE (default 2000000) and GRADE_UID_BLOCKS (256)
+# place the blocks; the locks are in GRADE_UID_LOCKS (/run/lock/ndarray-grader).
+first_uid=
+if [ "$(id -u)" -eq 0 ] && [ "${SB_MODE:-}" != none ]; then
+    locks=${GRADE_UID_LOCKS:-/run/lock/ndarray-grader}
+    ubase=${GRADE_UID_BASE:-2000000} ublocks=${GRADE_UID_BLOCKS:-256}
+    [[ $ubase =~ ^[1-9][0-9]*$ && $ublocks =~ ^[1-9][0-9]*$ ]] ||
+        die "GRADE_UID_BASE and GRADE_UID_BLOCKS must be numbers"
+    mkdir -p "$locks" || die "cannot make $locks (GRADE_UID_LOCKS)"
+    for ((b = 0; b < ublocks; b++)); do
+        exec {uid_lock}>"$locks/block-$b" || die "cannot open $locks/block-$b"
+        flock -n "$uid_lock" && break
+        exec {uid_lock}>&-
+    done
+    [ "$b" -lt "$ublocks" ] || die "all $ublocks blocks of uids are taken: too many grades at once (GRADE_UID_BLOCKS)"
+    first_uid=$((ubase + 64 * b))
+    export SB_UID=$first_uid
+fi
+# uids_for PASS: the verdict's -U for its executors (pass 0, 1 or 2)
+uids_for() { [ -z "$first_uid" ] || echo -U "$((first_uid + 1 + 20 * $1))"; }
 sb_mode=$("$SANDBOX" mode) || die "the sandbox does not work here"
 # found once: every step of this grade runs in the same mode
 case $sb_mode in
@@ -800,21 +825,21 @@ fi
 if [ -n "${GRADE_CALIBRATING:-}" ]; then
     SAN_LINK=("${SAN_FLAGS[@]}")
     build asan "${SAN_FLAGS[@]}" || { cat "$scratch/asan/build.log" >&2; die "calibration build failed"; }
-    "${verdict[@]}" -o "$out/normal.tsv" -d "$out/outputs/normal" -x "$scratch/normal" -s 60 \
-        >/dev/null || die "the calibration run failed"
-    env "${SAN_ENV[@]}" "${verdict[@]}" -a -o "$out/asan.tsv" -d "$out/outputs/asan" \
-        -x "$scratch/asan" -s 120 >/dev/null || die "the calibration run failed"
+    "${verdict[@]}" $(uids_for 0) -o "$out/normal.tsv" -d "$out/outputs/normal" \
+        -x "$scratch/normal" -s 60 >/dev/null || die "the calibration run failed"
+    env "${SAN_ENV[@]}" "${verdict[@]}" $(uids_for 2) -a -o "$out/asan.tsv" \
+        -d "$out/outputs/asan" -x "$scratch/asan" -s 120 >/dev/null || die "the calibration run failed"
     exit 0
 fi
 ensure_times
 # The sanitizer build (slow to compile) goes on while the plain one runs.
 (SAN_LINK=("${SAN_FLAGS[@]}"); build asan "${SAN_FLAGS[@]}") &
 asan_build=$!
-"${verdict[@]}" -o "$out/normal.tsv" -d "$out/outputs/normal" -x "$scratch/normal" \
+"${verdict[@]}" $(uids_for 0) -o "$out/normal.tsv" -d "$out/outputs/normal" -x "$scratch/normal" \
     -T "$times-normal.tsv" -m 20 -s 2 -c "$out/cuda-device.txt" >/dev/null ||
     die "the verdict runner failed"
 if [ -z "${GRADE_LESSONS:-}" ]; then
-    "${verdict[@]}" -i -o "$out/integration.tsv" -d "$out/outputs/integration" \
+    "${verdict[@]}" $(uids_for 1) -i -o "$out/integration.tsv" -d "$out/outputs/integration" \
         -x "$scratch/normal" -T "$times-normal.tsv" -m 20 -s 2 >/dev/null ||
         die "the verdict runner failed (integration)"
 fi
@@ -822,7 +847,7 @@ if ! wait "$asan_build"; then
     cat "$scratch/asan/build.log" >&2
     die "the grader's own sanitizer build failed (see above)"
 fi
-env "${SAN_ENV[@]}" "${verdict[@]}" -a -o "$out/asan.tsv" -d "$out/outputs/asan" \
+env "${SAN_ENV[@]}" "${verdict[@]}" $(uids_for 2) -a -o "$out/asan.tsv" -d "$out/outputs/asan" \
     -x "$scratch/asan" -T "$times-asan.tsv" -m 20 -s 5 -k "$out/normal.tsv" >/dev/null ||
     die "the sanitizer verdict runner failed"
 

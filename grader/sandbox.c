@@ -358,7 +358,7 @@ static int spawn_mode(sb_proc *p, const sb_opts *o, char *const argv[], sb_mode_
     if (argv == NULL || argv[0] == NULL || argv[0][0] != '/')
         return fail("the program to sandbox must be an absolute path");
     bool root = geteuid() == 0;
-    uid_t uid = sb_uid();
+    uid_t uid = o->uid > 0 ? o->uid : sb_uid();
     if (mode == SB_NAMESPACES && bwrap_path() == NULL)
         return fail("bubblewrap (bwrap) is not installed: apt-get install bubblewrap");
     /* What the sandbox writes must be the sandbox uid's. */

@@ -78,6 +78,7 @@ typedef struct {
     long nofile;         /* RLIMIT_NOFILE */
     long nproc;          /* RLIMIT_NPROC: processes and threads of its uid */
     bool gpu;            /* NVIDIA device files and /sys in view */
+    uid_t uid;           /* as root: the uid and gid it runs as (0: sb_uid()) */
 } sb_opts;
 
 /* Limits a correct compile or test never reaches; fds 0-2 inherited. */

@@ -4,19 +4,23 @@
  *
  *   verdict -o results.tsv -d OUTDIR -x EXECDIR [-l LESSON]... [-t TEST]
  *           [-a] [-i] [-g] [-j JOBS] [-T times.tsv] [-m FACTOR] [-s FLOOR]
- *           [-k plain-results.tsv] [-c device.txt] [-R LESSON]...
+ *           [-k plain-results.tsv] [-c device.txt] [-R LESSON]... [-U UID]
  *
  * This process never loads submitted code (tests/kit/README.md, "Where the
  * verdict is taken").  Each test's calls go to an EXECUTOR built from the
- * submission (grader/executor.c), started for that test alone in the
- * grader's sandbox (grader/sandbox.c, in the mode SB_MODE names):
- * unprivileged, seeing its own folder and a private /tmp, with its CPU
- * limit, and locked down by the sandbox's seccomp filter before it reads a
- * call (-g: a GPU is in view, and the filter allows it).  EXECDIR/exec-N
- * holds lesson N's file from the submission and every other lesson's from
- * the solution, so a bug costs points in its own lesson only; with -i (the
- * integration section) every test runs on EXECDIR/exec-all, the whole
- * submission.  The performance tests (K_PROFILED) run on exec-N-profile
+ * submission (grader/executor.c).  Each executor program runs in a sandbox
+ * of its own (grader/sandbox.c, in the mode SB_MODE names), started before
+ * the tests: unprivileged, seeing that one file and no other of the
+ * grader's, it forks a fresh child for each test, which locks itself down
+ * with the sandbox's seccomp filter before it reads a call (-g: a GPU is in
+ * view, and the filter allows it); the child's parent measures its CPU
+ * time and enforces its limits.  -U (as root): executor k's sandbox runs as
+ * uid UID + k, the one uid that may read that executor.  EXECDIR/exec-N
+ * holds lesson N's file from the submission beside the course's own
+ * versions of the other lesson files (grader/carries.tsv: what lesson N
+ * builds on, nothing that could do its work), so a bug costs points in its
+ * own lesson only; with -i (the integration section) every test runs on
+ * EXECDIR/exec-all, the whole submission.  The performance tests (K_PROFILED) run on exec-N-profile
  * (exec-all-profile), the same programs with their CUDA code built with the
  * emulator's instrumentation, GPU or not, whose counters are judged here.
  *
@@ -44,8 +48,10 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 extern const k_suite hidden_01, hidden_02, hidden_03, hidden_04, hidden_05, hidden_06,
@@ -86,6 +92,7 @@ static struct {
 } zygotes[MAX_EXECUTORS];
 static int nzygotes;
 static sb_child_opts child_opts;   /* the running test's (a worker runs one at a time) */
+static uid_t first_uid;            /* -U: executor k's sandbox runs as first_uid + k */
 
 /* The environment of the executors: PATH, and what the sanitizers and the
  * emulator read (ASAN_OPTIONS, UBSAN_OPTIONS, NDEMU_*). */
@@ -126,6 +133,18 @@ static sb_zygote *zygote_for(const char *path, bool start)
     o.nproc = 4096;
     o.gpu = gpu;
     o.env = executor_env();
+    /* As root, with -U: a uid of its own, which alone may read the
+     * executor (in the uid fallback, where no namespace hides the other
+     * executors, they stay closed to it), and whose count of processes
+     * and threads no other executor and no other grade shares. */
+    if (first_uid > 0 && geteuid() == 0) {
+        o.uid = first_uid + (uid_t)nzygotes;
+        if (chown(path, 0, o.uid) != 0 || chmod(path, 0750) != 0) {
+            fprintf(stderr, "verdict: cannot give %s to uid %u: %s\n", path, (unsigned)o.uid,
+                    strerror(errno));
+            exit(2);
+        }
+    }
     char *argv[] = { (char *)path, "serve", gpu ? "gpu" : "cpu", NULL };
     snprintf(zygotes[nzygotes].path, sizeof zygotes[nzygotes].path, "%s", path);
     if (sb_zygote_start(&zygotes[nzygotes].z, &o, argv) != 0) {
@@ -193,7 +212,7 @@ static void usage(void)
     fprintf(stderr, "usage: verdict -o results.tsv -d OUTDIR -x EXECDIR [-l LESSON]... "
                     "[-t TEST] [-a] [-g] [-i] [-j JOBS]\n"
                     "               [-T times.tsv] [-m FACTOR] [-s FLOOR] [-k results.tsv] "
-                    "[-c device.txt] [-R LESSON]...\n");
+                    "[-c device.txt] [-R LESSON]... [-U UID]\n");
     exit(2);
 }
 
@@ -234,7 +253,7 @@ int main(int argc, char **argv)
     bool want[64] = { false }, any_lesson = false, rejected[64] = { false };
     double factor = 10, floor = 1;
     int opt, jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    while ((opt = getopt(argc, argv, "o:d:x:l:t:agij:T:m:s:k:c:R:")) != -1) {
+    while ((opt = getopt(argc, argv, "o:d:x:l:t:agij:T:m:s:k:c:R:U:")) != -1) {
         switch (opt) {
         case 'o': results_path = optarg; break;
         case 'd': outdir = optarg; break;
@@ -251,6 +270,7 @@ int main(int argc, char **argv)
         case 'k': skip_path = optarg; break;
         case 'c': device_path = optarg; break;
         case 'R': rejected[lesson_arg(optarg)] = true; break;
+        case 'U': first_uid = (uid_t)strtoul(optarg, NULL, 10); break;
         default: usage();
         }
     }
