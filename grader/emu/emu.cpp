@@ -64,11 +64,22 @@ static cudaError_t g_last = cudaSuccess;   /* cudaGetLastError() */
 static cudaError_t g_sticky = cudaSuccess; /* a fault in a kernel: until cudaDeviceReset */
 static char g_message[4096];               /* ndemu_last_message() */
 
-static void vset_message(const char *fmt, va_list ap)
+/* loud: print it to stderr whatever NDEMU_VERBOSE says (a host or freed
+ * pointer where device memory must be, or the reverse: a bug a GPU reports
+ * with a bare error code, or not at all). */
+static void vset_message(const char *fmt, va_list ap, bool loud = false)
 {
     vsnprintf(g_message, sizeof g_message, fmt, ap);
     const char *v = getenv("NDEMU_VERBOSE");
-    if (v && *v && *v != '0') fprintf(stderr, "ndemu: %s\n", g_message);
+    if (loud || (v && *v && *v != '0')) fprintf(stderr, "ndemu: %s\n", g_message);
+}
+
+__attribute__((format(printf, 2, 3))) static void set_message(bool loud, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vset_message(fmt, ap, loud);
+    va_end(ap);
 }
 
 /* An API error: returned, and remembered for cudaGetLastError(). */
@@ -77,6 +88,17 @@ __attribute__((format(printf, 2, 3))) static cudaError_t fail(cudaError_t e, con
     va_list ap;
     va_start(ap, fmt);
     vset_message(fmt, ap);
+    va_end(ap);
+    g_last = e;
+    return e;
+}
+
+/* The same, with the message printed (vset_message's loud). */
+__attribute__((format(printf, 2, 3))) static cudaError_t fail_loud(cudaError_t e, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vset_message(fmt, ap, true);
     va_end(ap);
     g_last = e;
     return e;
@@ -109,6 +131,22 @@ static T &forever(T *&p)
 }
 static std::map<uintptr_t, size_t> *g_allocs_p; /* base -> size of live cudaMalloc blocks */
 #define g_allocs forever(g_allocs_p)
+static std::map<uintptr_t, size_t> *g_pinned_p; /* base -> size of live cudaMallocHost blocks */
+#define g_pinned forever(g_pinned_p)
+
+/* The live allocation of `table` that p is in or just past the end of
+ * ([base, base + size]): true, with its base and size. */
+static bool find_in(const std::map<uintptr_t, size_t> &table, const void *p, uintptr_t *base, size_t *size)
+{
+    uintptr_t a = (uintptr_t)p;
+    auto it = table.upper_bound(a);
+    if (it == table.begin()) return false;
+    --it;
+    if (a - it->first > it->second) return false;
+    *base = it->first;
+    *size = it->second;
+    return true;
+}
 
 /* 0 if [p, p+n) lies inside one live allocation; else describes why not. */
 static bool in_device_memory(const void *p, size_t n, char *why, size_t whylen)
@@ -851,7 +889,48 @@ cudaError_t func_set_attribute(const void *fn, cudaFuncAttribute attr, int value
     return fail(cudaErrorInvalidValue, "cudaFuncSetAttribute: attribute %d is not emulated", (int)attr);
 }
 
-void run_launch(const LaunchInfo &info, Thunk thunk, void *ctx, size_t ctx_size)
+/* Every pointer argument must be null or point into a live cudaMalloc (or
+ * cudaMallocManaged) allocation, one past its end included (an empty
+ * view's pointer).  A GPU does not look at the arguments: the kernel runs,
+ * and its first access through a host pointer faults with
+ * cudaErrorIllegalAddress, which is sticky (the context is lost; every
+ * later call returns it).  The emulator refuses the launch instead, so that
+ * the kernel never touches host memory (which it could, here), and reports
+ * that same code, sticky, as the instrumented build does for such an
+ * access.  Not cudaErrorInvalidValue: that is the runtime refusing bad
+ * arguments of an API call, which a program may clear and go on from;
+ * nothing on a GPU refuses a kernel's pointer that way. */
+static bool pointer_args_ok(const LaunchInfo &info, const PointerArg *ptrs, int nptrs)
+{
+    for (int i = 0; i < nptrs; i++) {
+        const void *p = ptrs[i].value;
+        uintptr_t base;
+        size_t size;
+        if (!p || find_in(g_allocs, p, &base, &size)) continue;
+        char what[160];
+        if (find_in(g_pinned, p, &base, &size)) {
+            snprintf(what, sizeof what,
+                     "; it is pinned host memory (cudaMallocHost), which a GPU can map but the "
+                     "emulator does not: cudaMemcpy it into a cudaMalloc buffer");
+        } else {
+            uintptr_t sp = (uintptr_t)__builtin_frame_address(0), a = (uintptr_t)p;
+            bool stack = a >= sp - (8u << 20) && a < sp + (8u << 20);
+            snprintf(what, sizeof what, "; no live allocation contains it (%s)",
+                     stack ? "it looks like the host's stack: a host variable passed by address?"
+                           : "a host array, a freed buffer, or an offset past the end?");
+        }
+        set_message(true,
+                    "kernel '%s' (%s:%d) was given a host pointer as argument %d (%p): kernels may only "
+                    "read and write device memory (cudaMalloc)%s",
+                    info.kernel, base_name(info.file), info.line, ptrs[i].pos, p, what);
+        g_sticky = g_last = cudaErrorIllegalAddress;
+        return false;
+    }
+    return true;
+}
+
+void run_launch(const LaunchInfo &info, Thunk thunk, void *ctx, size_t ctx_size, const PointerArg *ptrs,
+                int nptrs)
 {
     const char *k = info.kernel;
     const char *where = base_name(info.file);
@@ -929,6 +1008,7 @@ void run_launch(const LaunchInfo &info, Thunk thunk, void *ctx, size_t ctx_size)
             return;
         }
     }
+    if (!pointer_args_ok(info, ptrs, nptrs)) return; /* the kernel does not run */
 #ifdef NDEMU_ASAN
     __asan_unpoison_memory_region(g_dynamic_shared, info.shmem);
     __asan_poison_memory_region(g_dynamic_shared + info.shmem, sizeof g_dynamic_shared - info.shmem);
@@ -1100,17 +1180,27 @@ cudaError_t cudaMalloc(void **p, size_t size)
 
 cudaError_t cudaMallocManaged(void **p, size_t size, unsigned int) { return cudaMalloc(p, size); }
 
+/* Pinned host memory: host memory (kept in a table of its own, so that a
+ * launch can say what it is). */
 cudaError_t cudaMallocHost(void **p, size_t size)
 {
     if (!p) return fail(cudaErrorInvalidValue, "cudaMallocHost(NULL, %zu): the pointer to the result is NULL", size);
     NDEMU_STICKY();
     *p = size ? malloc(size) : nullptr;
     if (size && !*p) return fail(cudaErrorMemoryAllocation, "cudaMallocHost of %zu bytes: out of memory", size);
+    if (*p) g_pinned[(uintptr_t)*p] = size;
     return cudaSuccess;
 }
 
 cudaError_t cudaFreeHost(void *p)
 {
+    if (!p) return cudaSuccess;
+    auto it = g_pinned.find((uintptr_t)p);
+    if (it == g_pinned.end())
+        return fail_loud(cudaErrorInvalidValue, "cudaFreeHost(%p): %s", p,
+                         is_device_ptr(p) ? "this is device memory: free it with cudaFree"
+                                          : "not a pointer returned by cudaMallocHost, or already freed");
+    g_pinned.erase(it);
     free(p);
     return cudaSuccess;
 }
