@@ -131,6 +131,8 @@ static T &forever(T *&p)
 }
 static std::map<uintptr_t, size_t> *g_allocs_p; /* base -> size of live cudaMalloc blocks */
 #define g_allocs forever(g_allocs_p)
+static std::set<uintptr_t> *g_managed_p;        /* the bases among them from cudaMallocManaged */
+#define g_managed forever(g_managed_p)
 static std::map<uintptr_t, size_t> *g_pinned_p; /* base -> size of live cudaMallocHost blocks */
 #define g_pinned forever(g_pinned_p)
 
@@ -1178,10 +1180,17 @@ cudaError_t cudaMalloc(void **p, size_t size)
     return cudaSuccess;
 }
 
-cudaError_t cudaMallocManaged(void **p, size_t size, unsigned int) { return cudaMalloc(p, size); }
+/* Device memory the host may use too: a kernel may be given it, and a copy
+ * may name it as either side. */
+cudaError_t cudaMallocManaged(void **p, size_t size, unsigned int)
+{
+    cudaError_t e = cudaMalloc(p, size);
+    if (e == cudaSuccess && *p) g_managed.insert((uintptr_t)*p);
+    return e;
+}
 
-/* Pinned host memory: host memory (kept in a table of its own, so that a
- * launch can say what it is). */
+/* Pinned host memory: host memory (kept in a table of its own, so that
+ * kernels and cudaFree can say what it is). */
 cudaError_t cudaMallocHost(void **p, size_t size)
 {
     if (!p) return fail(cudaErrorInvalidValue, "cudaMallocHost(NULL, %zu): the pointer to the result is NULL", size);
@@ -1211,15 +1220,21 @@ cudaError_t cudaFree(void *p)
     auto it = g_allocs.find((uintptr_t)p);
     if (it == g_allocs.end()) {
         if (is_device_ptr(p))
-            return fail(cudaErrorInvalidValue,
-                        "cudaFree(%p): the pointer is inside an allocation but not its start; pass "
-                        "exactly what cudaMalloc returned",
-                        p);
-        return fail(cudaErrorInvalidValue,
-                    "cudaFree(%p): not a pointer returned by cudaMalloc, or already freed", p);
+            return fail_loud(cudaErrorInvalidValue,
+                             "cudaFree(%p): the pointer is inside an allocation but not its start; pass "
+                             "exactly what cudaMalloc returned",
+                             p);
+        if (g_pinned.count((uintptr_t)p))
+            return fail_loud(cudaErrorInvalidValue,
+                             "cudaFree(%p): this is pinned host memory from cudaMallocHost: free it with "
+                             "cudaFreeHost",
+                             p);
+        return fail_loud(cudaErrorInvalidValue,
+                         "cudaFree(%p): not a pointer returned by cudaMalloc, or already freed", p);
     }
     prof_alloc(p, it->second, true);
     g_allocs.erase(it);
+    g_managed.erase((uintptr_t)p);
     free(p);
     NDEMU_STICKY();
     return cudaSuccess;
@@ -1237,32 +1252,72 @@ static const char *kind_name(cudaMemcpyKind k)
     return "?";
 }
 
-cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind)
+static bool is_managed(const void *p)
+{
+    uintptr_t base;
+    size_t size;
+    return find_in(g_allocs, p, &base, &size) && g_managed.count(base);
+}
+
+/* cudaMemcpy and cudaMemcpyAsync (api names it): the kind must match where
+ * dst and src are, as the CUDA documentation requires (a GPU's behaviour
+ * otherwise is undefined: with unified addressing its runtime may infer the
+ * direction and succeed, or fail).  A device side must lie inside one live
+ * allocation; a host side must not be device memory; managed memory may be
+ * either; cudaMemcpyDefault takes the side from the pointer.  A mismatch is
+ * cudaErrorInvalidValue, not sticky, said on stderr. */
+static cudaError_t memcpy_checked(const char *api, void *dst, const void *src, size_t count, cudaMemcpyKind kind)
 {
     NDEMU_STICKY();
     if ((unsigned)kind > (unsigned)cudaMemcpyDefault)
-        return fail(cudaErrorInvalidMemcpyDirection, "cudaMemcpy(%p, %p, %zu, %d): %d is not a cudaMemcpyKind",
+        return fail(cudaErrorInvalidMemcpyDirection, "%s(%p, %p, %zu, %d): %d is not a cudaMemcpyKind", api,
                     dst, src, count, (int)kind, (int)kind);
     if (count == 0) return cudaSuccess;
     if (!dst || !src)
-        return fail(cudaErrorInvalidValue, "cudaMemcpy(%p, %p, %zu bytes, %s): the %s is NULL", dst, src,
-                    count, kind_name(kind), dst ? "source" : "destination");
+        return fail(cudaErrorInvalidValue, "%s(%p, %p, %zu bytes, %s): the %s is NULL", api, dst, src, count,
+                    kind_name(kind), dst ? "source" : "destination");
+    bool dst_is_dev = is_device_ptr(dst), src_is_dev = is_device_ptr(src);
     bool dst_dev = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
     bool src_dev = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
     if (kind == cudaMemcpyDefault) {
-        dst_dev = is_device_ptr(dst);
-        src_dev = is_device_ptr(src);
+        dst_dev = dst_is_dev;
+        src_dev = src_is_dev;
     }
+    /* what the pointers say, for the message */
+    static const cudaMemcpyKind said[2][2] = {{cudaMemcpyHostToHost, cudaMemcpyHostToDevice},
+                                              {cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice}};
+    cudaMemcpyKind actual = said[src_is_dev][dst_is_dev];
+    char hint[160] = "";
+    if (actual != kind && kind != cudaMemcpyDefault)
+        snprintf(hint, sizeof hint, "; the pointers say %s (or pass cudaMemcpyDefault)", kind_name(actual));
     char why[512];
-    if (dst_dev && !in_device_memory(dst, count, why, sizeof why))
-        return fail(cudaErrorInvalidValue, "cudaMemcpy(%p, %p, %zu bytes, %s): the destination: %s", dst,
-                    src, count, kind_name(kind), why);
-    if (src_dev && !in_device_memory(src, count, why, sizeof why))
-        return fail(cudaErrorInvalidValue, "cudaMemcpy(%p, %p, %zu bytes, %s): the source: %s", dst, src,
-                    count, kind_name(kind), why);
+    const char *side[2] = {"destination", "source"};
+    const void *ptr[2] = {dst, src};
+    bool want_dev[2] = {dst_dev, src_dev}, is_dev[2] = {dst_is_dev, src_is_dev};
+    for (int k = 0; k < 2; k++) {
+        uintptr_t base;
+        size_t size;
+        if (want_dev[k] && !in_device_memory(ptr[k], count, why, sizeof why)) {
+            /* no hint for a range that starts in an allocation or just past it */
+            bool near = find_in(g_allocs, ptr[k], &base, &size);
+            return fail_loud(cudaErrorInvalidValue, "%s(%p, %p, %zu bytes, %s): the %s: %s%s", api, dst, src,
+                             count, kind_name(kind), side[k], why, near ? "" : hint);
+        }
+        if (!want_dev[k] && is_dev[k] && !is_managed(ptr[k]))
+            return fail_loud(cudaErrorInvalidValue,
+                             "%s(%p, %p, %zu bytes, %s): the %s %p is device memory (cudaMalloc), but %s "
+                             "copies %s host memory%s",
+                             api, dst, src, count, kind_name(kind), side[k], ptr[k], kind_name(kind),
+                             k == 0 ? "to" : "from", hint);
+    }
     memmove(dst, src, count);
     if (dst_dev) prof_written(dst, src_dev ? src : nullptr, count);
     return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind)
+{
+    return memcpy_checked("cudaMemcpy", dst, src, count, kind);
 }
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpyKind kind, cudaStream_t s)
@@ -1270,7 +1325,7 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpy
     if (!valid_stream(s))
         return fail(cudaErrorInvalidResourceHandle, "cudaMemcpyAsync on stream %p, which is not a live stream",
                     (void *)s);
-    return cudaMemcpy(dst, src, count, kind);
+    return memcpy_checked("cudaMemcpyAsync", dst, src, count, kind);
 }
 
 cudaError_t cudaMemset(void *p, int value, size_t count)
@@ -1280,7 +1335,8 @@ cudaError_t cudaMemset(void *p, int value, size_t count)
     char why[512];
     if (!p) return fail(cudaErrorInvalidValue, "cudaMemset(NULL, %d, %zu bytes): the pointer is NULL", value, count);
     if (!in_device_memory(p, count, why, sizeof why))
-        return fail(cudaErrorInvalidValue, "cudaMemset(%p, %d, %zu bytes): %s", p, value, count, why);
+        return fail_loud(cudaErrorInvalidValue, "cudaMemset(%p, %d, %zu bytes): %s; cudaMemset writes device memory",
+                         p, value, count, why);
     memset(p, value, count);
     prof_written(p, nullptr, count);
     return cudaSuccess;
@@ -1322,6 +1378,7 @@ cudaError_t cudaDeviceReset(void)
         free((void *)a.first);
     }
     g_allocs.clear();
+    g_managed.clear();
     g_max_dynamic.clear();
     for (const void *s : g_streams) delete (const CUstream_st *)s;
     for (const void *e : g_events) delete (const CUevent_st *)e;
