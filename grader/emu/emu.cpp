@@ -64,11 +64,22 @@ static cudaError_t g_last = cudaSuccess;   /* cudaGetLastError() */
 static cudaError_t g_sticky = cudaSuccess; /* a fault in a kernel: until cudaDeviceReset */
 static char g_message[4096];               /* ndemu_last_message() */
 
-static void vset_message(const char *fmt, va_list ap)
+/* loud: print it to stderr whatever NDEMU_VERBOSE says (a host or freed
+ * pointer where device memory must be, or the reverse: a bug a GPU reports
+ * with a bare error code, or not at all). */
+static void vset_message(const char *fmt, va_list ap, bool loud = false)
 {
     vsnprintf(g_message, sizeof g_message, fmt, ap);
     const char *v = getenv("NDEMU_VERBOSE");
-    if (v && *v && *v != '0') fprintf(stderr, "ndemu: %s\n", g_message);
+    if (loud || (v && *v && *v != '0')) fprintf(stderr, "ndemu: %s\n", g_message);
+}
+
+__attribute__((format(printf, 2, 3))) static void set_message(bool loud, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vset_message(fmt, ap, loud);
+    va_end(ap);
 }
 
 /* An API error: returned, and remembered for cudaGetLastError(). */
@@ -77,6 +88,17 @@ __attribute__((format(printf, 2, 3))) static cudaError_t fail(cudaError_t e, con
     va_list ap;
     va_start(ap, fmt);
     vset_message(fmt, ap);
+    va_end(ap);
+    g_last = e;
+    return e;
+}
+
+/* The same, with the message printed (vset_message's loud). */
+__attribute__((format(printf, 2, 3))) static cudaError_t fail_loud(cudaError_t e, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vset_message(fmt, ap, true);
     va_end(ap);
     g_last = e;
     return e;
@@ -109,6 +131,24 @@ static T &forever(T *&p)
 }
 static std::map<uintptr_t, size_t> *g_allocs_p; /* base -> size of live cudaMalloc blocks */
 #define g_allocs forever(g_allocs_p)
+static std::set<uintptr_t> *g_managed_p;        /* the bases among them from cudaMallocManaged */
+#define g_managed forever(g_managed_p)
+static std::map<uintptr_t, size_t> *g_pinned_p; /* base -> size of live cudaMallocHost blocks */
+#define g_pinned forever(g_pinned_p)
+
+/* The live allocation of `table` that p is in or just past the end of
+ * ([base, base + size]): true, with its base and size. */
+static bool find_in(const std::map<uintptr_t, size_t> &table, const void *p, uintptr_t *base, size_t *size)
+{
+    uintptr_t a = (uintptr_t)p;
+    auto it = table.upper_bound(a);
+    if (it == table.begin()) return false;
+    --it;
+    if (a - it->first > it->second) return false;
+    *base = it->first;
+    *size = it->second;
+    return true;
+}
 
 /* 0 if [p, p+n) lies inside one live allocation; else describes why not. */
 static bool in_device_memory(const void *p, size_t n, char *why, size_t whylen)
@@ -851,7 +891,48 @@ cudaError_t func_set_attribute(const void *fn, cudaFuncAttribute attr, int value
     return fail(cudaErrorInvalidValue, "cudaFuncSetAttribute: attribute %d is not emulated", (int)attr);
 }
 
-void run_launch(const LaunchInfo &info, Thunk thunk, void *ctx, size_t ctx_size)
+/* Every pointer argument must be null or point into a live cudaMalloc (or
+ * cudaMallocManaged) allocation, one past its end included (an empty
+ * view's pointer).  A GPU does not look at the arguments: the kernel runs,
+ * and its first access through a host pointer faults with
+ * cudaErrorIllegalAddress, which is sticky (the context is lost; every
+ * later call returns it).  The emulator refuses the launch instead, so that
+ * the kernel never touches host memory (which it could, here), and reports
+ * that same code, sticky, as the instrumented build does for such an
+ * access.  Not cudaErrorInvalidValue: that is the runtime refusing bad
+ * arguments of an API call, which a program may clear and go on from;
+ * nothing on a GPU refuses a kernel's pointer that way. */
+static bool pointer_args_ok(const LaunchInfo &info, const PointerArg *ptrs, int nptrs)
+{
+    for (int i = 0; i < nptrs; i++) {
+        const void *p = ptrs[i].value;
+        uintptr_t base;
+        size_t size;
+        if (!p || find_in(g_allocs, p, &base, &size)) continue;
+        char what[160];
+        if (find_in(g_pinned, p, &base, &size)) {
+            snprintf(what, sizeof what,
+                     "; it is pinned host memory (cudaMallocHost), which a GPU can map but the "
+                     "emulator does not: cudaMemcpy it into a cudaMalloc buffer");
+        } else {
+            uintptr_t sp = (uintptr_t)__builtin_frame_address(0), a = (uintptr_t)p;
+            bool stack = a >= sp - (8u << 20) && a < sp + (8u << 20);
+            snprintf(what, sizeof what, "; no live allocation contains it (%s)",
+                     stack ? "it looks like the host's stack: a host variable passed by address?"
+                           : "a host array, a freed buffer, or an offset past the end?");
+        }
+        set_message(true,
+                    "kernel '%s' (%s:%d) was given a host pointer as argument %d (%p): kernels may only "
+                    "read and write device memory (cudaMalloc)%s",
+                    info.kernel, base_name(info.file), info.line, ptrs[i].pos, p, what);
+        g_sticky = g_last = cudaErrorIllegalAddress;
+        return false;
+    }
+    return true;
+}
+
+void run_launch(const LaunchInfo &info, Thunk thunk, void *ctx, size_t ctx_size, const PointerArg *ptrs,
+                int nptrs)
 {
     const char *k = info.kernel;
     const char *where = base_name(info.file);
@@ -929,6 +1010,7 @@ void run_launch(const LaunchInfo &info, Thunk thunk, void *ctx, size_t ctx_size)
             return;
         }
     }
+    if (!pointer_args_ok(info, ptrs, nptrs)) return; /* the kernel does not run */
 #ifdef NDEMU_ASAN
     __asan_unpoison_memory_region(g_dynamic_shared, info.shmem);
     __asan_poison_memory_region(g_dynamic_shared + info.shmem, sizeof g_dynamic_shared - info.shmem);
@@ -1098,19 +1180,36 @@ cudaError_t cudaMalloc(void **p, size_t size)
     return cudaSuccess;
 }
 
-cudaError_t cudaMallocManaged(void **p, size_t size, unsigned int) { return cudaMalloc(p, size); }
+/* Device memory the host may use too: a kernel may be given it, and a copy
+ * may name it as either side. */
+cudaError_t cudaMallocManaged(void **p, size_t size, unsigned int)
+{
+    cudaError_t e = cudaMalloc(p, size);
+    if (e == cudaSuccess && *p) g_managed.insert((uintptr_t)*p);
+    return e;
+}
 
+/* Pinned host memory: host memory (kept in a table of its own, so that
+ * kernels and cudaFree can say what it is). */
 cudaError_t cudaMallocHost(void **p, size_t size)
 {
     if (!p) return fail(cudaErrorInvalidValue, "cudaMallocHost(NULL, %zu): the pointer to the result is NULL", size);
     NDEMU_STICKY();
     *p = size ? malloc(size) : nullptr;
     if (size && !*p) return fail(cudaErrorMemoryAllocation, "cudaMallocHost of %zu bytes: out of memory", size);
+    if (*p) g_pinned[(uintptr_t)*p] = size;
     return cudaSuccess;
 }
 
 cudaError_t cudaFreeHost(void *p)
 {
+    if (!p) return cudaSuccess;
+    auto it = g_pinned.find((uintptr_t)p);
+    if (it == g_pinned.end())
+        return fail_loud(cudaErrorInvalidValue, "cudaFreeHost(%p): %s", p,
+                         is_device_ptr(p) ? "this is device memory: free it with cudaFree"
+                                          : "not a pointer returned by cudaMallocHost, or already freed");
+    g_pinned.erase(it);
     free(p);
     return cudaSuccess;
 }
@@ -1121,15 +1220,21 @@ cudaError_t cudaFree(void *p)
     auto it = g_allocs.find((uintptr_t)p);
     if (it == g_allocs.end()) {
         if (is_device_ptr(p))
-            return fail(cudaErrorInvalidValue,
-                        "cudaFree(%p): the pointer is inside an allocation but not its start; pass "
-                        "exactly what cudaMalloc returned",
-                        p);
-        return fail(cudaErrorInvalidValue,
-                    "cudaFree(%p): not a pointer returned by cudaMalloc, or already freed", p);
+            return fail_loud(cudaErrorInvalidValue,
+                             "cudaFree(%p): the pointer is inside an allocation but not its start; pass "
+                             "exactly what cudaMalloc returned",
+                             p);
+        if (g_pinned.count((uintptr_t)p))
+            return fail_loud(cudaErrorInvalidValue,
+                             "cudaFree(%p): this is pinned host memory from cudaMallocHost: free it with "
+                             "cudaFreeHost",
+                             p);
+        return fail_loud(cudaErrorInvalidValue,
+                         "cudaFree(%p): not a pointer returned by cudaMalloc, or already freed", p);
     }
     prof_alloc(p, it->second, true);
     g_allocs.erase(it);
+    g_managed.erase((uintptr_t)p);
     free(p);
     NDEMU_STICKY();
     return cudaSuccess;
@@ -1147,32 +1252,72 @@ static const char *kind_name(cudaMemcpyKind k)
     return "?";
 }
 
-cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind)
+static bool is_managed(const void *p)
+{
+    uintptr_t base;
+    size_t size;
+    return find_in(g_allocs, p, &base, &size) && g_managed.count(base);
+}
+
+/* cudaMemcpy and cudaMemcpyAsync (api names it): the kind must match where
+ * dst and src are, as the CUDA documentation requires (a GPU's behaviour
+ * otherwise is undefined: with unified addressing its runtime may infer the
+ * direction and succeed, or fail).  A device side must lie inside one live
+ * allocation; a host side must not be device memory; managed memory may be
+ * either; cudaMemcpyDefault takes the side from the pointer.  A mismatch is
+ * cudaErrorInvalidValue, not sticky, said on stderr. */
+static cudaError_t memcpy_checked(const char *api, void *dst, const void *src, size_t count, cudaMemcpyKind kind)
 {
     NDEMU_STICKY();
     if ((unsigned)kind > (unsigned)cudaMemcpyDefault)
-        return fail(cudaErrorInvalidMemcpyDirection, "cudaMemcpy(%p, %p, %zu, %d): %d is not a cudaMemcpyKind",
+        return fail(cudaErrorInvalidMemcpyDirection, "%s(%p, %p, %zu, %d): %d is not a cudaMemcpyKind", api,
                     dst, src, count, (int)kind, (int)kind);
     if (count == 0) return cudaSuccess;
     if (!dst || !src)
-        return fail(cudaErrorInvalidValue, "cudaMemcpy(%p, %p, %zu bytes, %s): the %s is NULL", dst, src,
-                    count, kind_name(kind), dst ? "source" : "destination");
+        return fail(cudaErrorInvalidValue, "%s(%p, %p, %zu bytes, %s): the %s is NULL", api, dst, src, count,
+                    kind_name(kind), dst ? "source" : "destination");
+    bool dst_is_dev = is_device_ptr(dst), src_is_dev = is_device_ptr(src);
     bool dst_dev = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
     bool src_dev = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
     if (kind == cudaMemcpyDefault) {
-        dst_dev = is_device_ptr(dst);
-        src_dev = is_device_ptr(src);
+        dst_dev = dst_is_dev;
+        src_dev = src_is_dev;
     }
+    /* what the pointers say, for the message */
+    static const cudaMemcpyKind said[2][2] = {{cudaMemcpyHostToHost, cudaMemcpyHostToDevice},
+                                              {cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice}};
+    cudaMemcpyKind actual = said[src_is_dev][dst_is_dev];
+    char hint[160] = "";
+    if (actual != kind && kind != cudaMemcpyDefault)
+        snprintf(hint, sizeof hint, "; the pointers say %s (or pass cudaMemcpyDefault)", kind_name(actual));
     char why[512];
-    if (dst_dev && !in_device_memory(dst, count, why, sizeof why))
-        return fail(cudaErrorInvalidValue, "cudaMemcpy(%p, %p, %zu bytes, %s): the destination: %s", dst,
-                    src, count, kind_name(kind), why);
-    if (src_dev && !in_device_memory(src, count, why, sizeof why))
-        return fail(cudaErrorInvalidValue, "cudaMemcpy(%p, %p, %zu bytes, %s): the source: %s", dst, src,
-                    count, kind_name(kind), why);
+    const char *side[2] = {"destination", "source"};
+    const void *ptr[2] = {dst, src};
+    bool want_dev[2] = {dst_dev, src_dev}, is_dev[2] = {dst_is_dev, src_is_dev};
+    for (int k = 0; k < 2; k++) {
+        uintptr_t base;
+        size_t size;
+        if (want_dev[k] && !in_device_memory(ptr[k], count, why, sizeof why)) {
+            /* no hint for a range that starts in an allocation or just past it */
+            bool near = find_in(g_allocs, ptr[k], &base, &size);
+            return fail_loud(cudaErrorInvalidValue, "%s(%p, %p, %zu bytes, %s): the %s: %s%s", api, dst, src,
+                             count, kind_name(kind), side[k], why, near ? "" : hint);
+        }
+        if (!want_dev[k] && is_dev[k] && !is_managed(ptr[k]))
+            return fail_loud(cudaErrorInvalidValue,
+                             "%s(%p, %p, %zu bytes, %s): the %s %p is device memory (cudaMalloc), but %s "
+                             "copies %s host memory%s",
+                             api, dst, src, count, kind_name(kind), side[k], ptr[k], kind_name(kind),
+                             k == 0 ? "to" : "from", hint);
+    }
     memmove(dst, src, count);
     if (dst_dev) prof_written(dst, src_dev ? src : nullptr, count);
     return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind)
+{
+    return memcpy_checked("cudaMemcpy", dst, src, count, kind);
 }
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpyKind kind, cudaStream_t s)
@@ -1180,7 +1325,7 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpy
     if (!valid_stream(s))
         return fail(cudaErrorInvalidResourceHandle, "cudaMemcpyAsync on stream %p, which is not a live stream",
                     (void *)s);
-    return cudaMemcpy(dst, src, count, kind);
+    return memcpy_checked("cudaMemcpyAsync", dst, src, count, kind);
 }
 
 cudaError_t cudaMemset(void *p, int value, size_t count)
@@ -1190,7 +1335,8 @@ cudaError_t cudaMemset(void *p, int value, size_t count)
     char why[512];
     if (!p) return fail(cudaErrorInvalidValue, "cudaMemset(NULL, %d, %zu bytes): the pointer is NULL", value, count);
     if (!in_device_memory(p, count, why, sizeof why))
-        return fail(cudaErrorInvalidValue, "cudaMemset(%p, %d, %zu bytes): %s", p, value, count, why);
+        return fail_loud(cudaErrorInvalidValue, "cudaMemset(%p, %d, %zu bytes): %s; cudaMemset writes device memory",
+                         p, value, count, why);
     memset(p, value, count);
     prof_written(p, nullptr, count);
     return cudaSuccess;
@@ -1232,6 +1378,7 @@ cudaError_t cudaDeviceReset(void)
         free((void *)a.first);
     }
     g_allocs.clear();
+    g_managed.clear();
     g_max_dynamic.clear();
     for (const void *s : g_streams) delete (const CUstream_st *)s;
     for (const void *e : g_events) delete (const CUevent_st *)e;

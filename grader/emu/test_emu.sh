@@ -1,7 +1,9 @@
 #!/bin/sh
 # Self-tests of the CPU emulator of CUDA (grader/emu): builds tests/*.cu
 # with it (-O2, and -O1 with AddressSanitizer + UBSan), runs them, checks
-# the broken kernels are caught, checks cu2cpp.py, checks the instrumented
+# the broken kernels are caught, checks that kernels and cudaMemcpy refuse
+# host memory where device memory must be (tests/host_arg.cu,
+# tests/memcpy_kind.cu, in every build), checks cu2cpp.py, checks the instrumented
 # build's counters and sanitizer (tests/sanitize.cu) and the registers x
 # threads limit (tests/registers.cu, regs.py), and checks that the tests
 # are real CUDA with nvcc when it is installed.
@@ -114,6 +116,32 @@ for t in oob_global oob_shared; do
                 head -n 20 "$out/$t.$mode.err"
             fi
         fi
+    done
+done
+
+# Device memory is not host memory, in every build: a kernel given a host
+# pointer does not run, and stderr names the kernel, the argument and the
+# launch (the line marked HOST_ARG); a cudaMemcpy whose kind does not match
+# its pointers fails, and says so on stderr.
+hline=$(grep -n 'HOST_ARG' grader/emu/tests/host_arg.cu | tail -n 1 | cut -d: -f1)
+for t in host_arg memcpy_kind; do
+    for mode in opt san asan inst; do
+        case $mode in opt) flags=$OPT ;; san) flags=$SAN ;; asan) flags=$ASAN_ONLY ;; inst) flags=$INST ;; esac
+        if ! build "$t" "$mode" "$flags"; then
+            bad "[$mode] $t.cu does not build:"
+            cat "$out/$t.$mode.log"
+            continue
+        fi
+        run_checks "$t" "$mode"
+        if [ "$t" = host_arg ]; then
+            want="^ndemu: kernel 'twice' (host_arg\\.cu:$hline) was given a host pointer as argument 2 (0x[0-9a-f]*): kernels may only read and write device memory (cudaMalloc)"
+            what="stderr names the kernel, host_arg.cu:$hline and argument 2, once"
+        else
+            want="^ndemu: cudaMemcpy(0x[0-9a-f]*, 0x[0-9a-f]*, 1024 bytes, cudaMemcpyHostToDevice): the destination: 0x[0-9a-f]* is not device memory.*the pointers say cudaMemcpyDeviceToHost"
+            what="stderr says what is wrong with a swapped cudaMemcpy, once"
+        fi
+        if [ "$(grep -c "$want" "$out/$t.$mode.err")" -eq 1 ]; then ok "[$mode] $t: $what"
+        else bad "[$mode] $t: $what; stderr:"; head -n 20 "$out/$t.$mode.err"; fi
     done
 done
 

@@ -308,11 +308,48 @@ struct LaunchInfo {
     void (*params)(std::string &out);    /* its parameter types, demangled */
 };
 typedef void (*Thunk)(void *);
+/* A kernel argument whose parameter is a pointer to data: its position
+ * (1-based) and value.  The launch refuses it unless it is null or points
+ * into a live cudaMalloc allocation (one past the end included). */
+struct PointerArg {
+    int pos;
+    const void *value;
+};
 /* ctx holds the kernel's arguments (ctx_size bytes): the "parameter space"
- * kernels may read. */
-void run_launch(const LaunchInfo &info, Thunk thunk, void *ctx, size_t ctx_size);
+ * kernels may read; ptrs, the nptrs pointer arguments among them. */
+void run_launch(const LaunchInfo &info, Thunk thunk, void *ctx, size_t ctx_size, const PointerArg *ptrs,
+                int nptrs);
 void type_name(const char *mangled, std::string &out);
 void atomic_access(const void *p, size_t n);
+
+/* A parameter the launch checks: a pointer (const, volatile, __restrict__
+ * or not) to any type but a function.  Pointers inside a struct parameter
+ * are not seen (README, "Limits"). */
+template <class T>
+struct is_data_pointer
+    : std::integral_constant<bool, std::is_pointer<T>::value &&
+                                       !std::is_function<typename std::remove_pointer<T>::type>::value> {};
+
+template <class T>
+static inline void note_pointer(const T &v, int pos, PointerArg *out, int &n)
+{
+    if constexpr (is_data_pointer<T>::value) {
+        out[n].pos = pos;
+        out[n].value = const_cast<const void *>(static_cast<const volatile void *>(v));
+        n++;
+    } else {
+        (void)v, (void)pos, (void)out, (void)n;
+    }
+}
+
+template <class Tuple, size_t... I>
+static inline int note_pointers(const Tuple &args, PointerArg *out, std::index_sequence<I...>)
+{
+    int n = 0;
+    (note_pointer(std::get<I>(args), (int)I + 1, out, n), ...);
+    (void)args, (void)out;
+    return n;
+}
 
 template <class... P>
 class Launch {
@@ -328,7 +365,9 @@ public:
         static_assert(sizeof...(A) == sizeof...(P),
                       "kernel launched with a different number of arguments than it has parameters");
         Bound b{fn_, std::tuple<std::decay_t<P>...>(std::forward<A>(args)...)};
-        run_launch(info_, &Launch::call, &b, sizeof b);
+        PointerArg ptrs[kPointers > 0 ? kPointers : 1];
+        int n = note_pointers(b.args, ptrs, std::index_sequence_for<P...>{});
+        run_launch(info_, &Launch::call, &b, sizeof b, ptrs, n);
     }
 
     /* "float const*, int": to find the kernel in ptxas's register counts. */
@@ -343,6 +382,7 @@ public:
     }
 
 private:
+    static constexpr int kPointers = (0 + ... + (int)is_data_pointer<std::decay_t<P>>::value);
     struct Bound {
         void (*fn)(P...);
         std::tuple<std::decay_t<P>...> args;

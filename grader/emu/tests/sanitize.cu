@@ -96,10 +96,15 @@ __global__ void warp_sync_ok(const float *in, float *out) /* one warp, __syncwar
     out[threadIdx.x] = s[31 - threadIdx.x];
 }
 
+/* A host pointer inside a struct: the launch checks only pointer
+ * parameters, so here the access is what the sanitizer catches. */
+struct host_ref {
+    const int *p;
+};
 static const int kLineHost = __LINE__ + 3;
-__global__ void read_through(const int *p, int *out)
+__global__ void read_through(host_ref r, int *out)
 {
-    out[threadIdx.x] = p[threadIdx.x]; /* p is a host pointer */
+    out[threadIdx.x] = r.p[threadIdx.x]; /* r.p is a host pointer */
 }
 
 static const int kLineInit = __LINE__ + 4;
@@ -265,14 +270,16 @@ int main(void)
 
     CUDA_OK(cudaMalloc(&b, 64 * sizeof(int)));
     std::vector<int> host(64, 7);
-    read_through<<<1, 32>>>(host.data(), (int *)b);
+    host_ref heap_ref = {host.data()};
+    read_through<<<1, 32>>>(heap_ref, (int *)b);
     line(l1, sizeof l1, kLineHost);
-    expect_report("a heap pointer passed to a kernel", cudaErrorIllegalAddress, l1, "neither device memory",
+    expect_report("a heap pointer inside a struct passed to a kernel", cudaErrorIllegalAddress, l1, "neither device memory",
                   "thread (0,0,0)");
     int on_stack[32] = {0};
     CUDA_OK(cudaMalloc(&b, 64 * sizeof(int)));
-    read_through<<<1, 32>>>(on_stack, (int *)b);
-    expect_report("a host stack array passed to a kernel", cudaErrorIllegalAddress, l1, "host's stack",
+    host_ref stack_ref = {on_stack};
+    read_through<<<1, 32>>>(stack_ref, (int *)b);
+    expect_report("a host stack array inside a struct passed to a kernel", cudaErrorIllegalAddress, l1, "host's stack",
                   "cudaErrorIllegalAddress");
 
     CUDA_OK(cudaMalloc(&a, 64 * sizeof(float)));
