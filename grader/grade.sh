@@ -717,7 +717,7 @@ if ! build normal -O2; then
     die "the grader's own build failed (see above)"
 fi
 # The performance tests' executors (K_PROFILED tests: lessons 6 and 7):
-# exec-N-profile and exec-all-profile, the plain build's executors with
+# exec-6-profile and exec-7-profile, the plain build's executors with
 # every .cu file built for the emulator with its instrumentation
 # (grader/emu/README.md, "Profiling"), whether a GPU runs the other tests
 # or not: the counts are exact and the same on every machine.  Only these
@@ -762,21 +762,16 @@ build_profiled() {
                 "$kit/normal/tests_kit_wire.o" "$kit/normal/tests_kit_exec.o"
                 "$kit/normal/tests_kit_stack.o" "$scratch/prebuilt/array.emu.o"
                 "$scratch/prebuilt/device.emu.o" "$kit/emu-normal/emu.o")
-    # one executor: lesson L's file from the submission (all: every file
-    # taken from it), the solution's others
-    for l in 6 7 all; do
-        [ "$l" = all ] && [ -n "${GRADE_LESSONS:-}" ] && continue
-        [ "$l" != all ] && [ -n "${GRADE_LESSONS:-}" ] && [[ $only != *" $l "* ]] && continue
+    # one executor: lesson L's file from the submission, what carries.tsv
+    # gives lesson L of the course's others
+    for l in 6 7; do   # (the integration section has no performance test)
+        [ -n "${GRADE_LESSONS:-}" ] && [[ $only != *" $l "* ]] && continue
         objs=()
         for f in "$base/src/"[0-9][0-9]_*.c "$base/src/"[0-9][0-9]_*.cu; do
             [ -e "$f" ] || continue
             name=$(basename "$f")
-            if [ -n "${theirs_obj[$name]:-}" ] && { [ "$l" = all ] || [ "$((10#${name%%_*}))" = "$l" ]; }; then
+            if [ -n "${theirs_obj[$name]:-}" ] && [ "$((10#${name%%_*}))" = "$l" ]; then
                 objs+=("${theirs_obj[$name]}")
-            elif [ "$l" = all ] && [[ $name == *.cu ]]; then   # a file that was not accepted
-                objs+=("$kit/course-profile/sol/$name.o")
-            elif [ "$l" = all ]; then
-                objs+=("$kit/course-normal/sol/$name.o")
             else
                 objs+=("$(carried "$l" "$name" profile)")
             fi
@@ -835,7 +830,11 @@ ensure_times
 # The sanitizer build (slow to compile) goes on while the plain one runs.
 (SAN_LINK=("${SAN_FLAGS[@]}"); build asan "${SAN_FLAGS[@]}") &
 asan_build=$!
-"${verdict[@]}" $(uids_for 0) -o "$out/normal.tsv" -d "$out/outputs/normal" -x "$scratch/normal" \
+# Each test runs once per section: the lessons' tests under the
+# sanitizers, but for the large and performance tests (K_PLAIN), which
+# run here, in the plain build (-P); the integration section in the plain
+# build, without those (verdict.c).
+"${verdict[@]}" $(uids_for 0) -P -o "$out/normal.tsv" -d "$out/outputs/normal" -x "$scratch/normal" \
     -T "$times-normal.tsv" -m 20 -s 2 -c "$out/cuda-device.txt" >/dev/null ||
     die "the verdict runner failed"
 if [ -z "${GRADE_LESSONS:-}" ]; then

@@ -6,7 +6,9 @@
  *          [-c "CUDA: where the CUDA tests ran"]
  *
  * A test passes only if it passed in both builds (plain, and with
- * AddressSanitizer + UBSan).  A lesson scores its weight times the share of
+ * AddressSanitizer + UBSan); a build that did not run it (verdict.c: each
+ * test runs in one of them) lists it as passed, "the other build's result
+ * stands".  A lesson scores its weight times the share of
  * its test points passed; the integration section (-i: the hidden tests run
  * on the submission's whole tree) is scored the same way with its own
  * weight.  weights.tsv also says which tests students see when
@@ -212,8 +214,10 @@ static void read_results(const char *path, bool asan, bool integration)
         }
         if (r->lesson < 0 || r->lesson >= MAX_LESSONS)
             die("a lesson number is out of range");
+        /* (the sanitizers' words only where the plain build ran it too) */
+        bool plain_ran = asan && !strstr(r->message, "build's result stands");
         snprintf(r->result, sizeof r->result, "%s", fld[3]);
-        snprintf(r->message, sizeof r->message, "%s%s", asan ?
+        snprintf(r->message, sizeof r->message, "%s%s", plain_ran ?
                  "with AddressSanitizer + UBSan: " : "", fld[5]);
         snprintf(r->outfile, sizeof r->outfile, "%s", fld[7]);
     }

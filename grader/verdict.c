@@ -3,7 +3,7 @@
  * build of a submission, and takes every verdict itself.
  *
  *   verdict -o results.tsv -d OUTDIR -x EXECDIR [-l LESSON]... [-t TEST]
- *           [-a] [-i] [-g] [-j JOBS] [-T times.tsv] [-m FACTOR] [-s FLOOR]
+ *           [-a] [-i] [-P] [-g] [-j JOBS] [-T times.tsv] [-m FACTOR] [-s FLOOR]
  *           [-k plain-results.tsv] [-c device.txt] [-R LESSON]... [-U UID]
  *
  * This process never loads submitted code (tests/kit/README.md, "Where the
@@ -20,14 +20,23 @@
  * versions of the other lesson files (grader/carries.tsv: what lesson N
  * builds on, nothing that could do its work), so a bug costs points in its
  * own lesson only; with -i (the integration section) every test runs on
- * EXECDIR/exec-all, the whole submission.  The performance tests (K_PROFILED) run on exec-N-profile
- * (exec-all-profile), the same programs with their CUDA code built with the
- * emulator's instrumentation, GPU or not, whose counters are judged here.
+ * EXECDIR/exec-all, the whole submission.  The performance tests
+ * (K_PROFILED) run on exec-N-profile, the same programs with their CUDA
+ * code built with the emulator's instrumentation, GPU or not, whose
+ * counters are judged here.
  *
  * Points: lessons 2-5 run on the CPU and the CUDA device, the [cuda] case
  * counting for lesson 6 (whose kernels it runs) at a quarter of the
  * points; tests of lessons 6 and 7 split their points between the devices
  * they run on.
+ *
+ * Each test runs as often as it earns: a grade runs the lessons' tests
+ * under the sanitizers (-a), which catch everything the plain build does
+ * and the memory errors besides, and only the tests too slow there
+ * (K_PLAIN: the large ones, and the performance tests) in the plain build
+ * (-P lists the others as passed there: the sanitizer build's result
+ * stands).  The integration section (-i) runs in the plain build, without
+ * the large and performance tests, which run per lesson.
  *
  * Limits are CPU time, which a loaded machine does not stretch: FACTOR
  * times the solution's CPU seconds for the test (times.tsv, from a
@@ -67,8 +76,8 @@ static bool integration;
 static char exec_paths[9][4200], profiled_paths[9][4200];
 
 /* A K_PROFILED test runs on the executor whose CUDA code is built with the
- * emulator's instrumentation (EXECDIR/exec-N-profile, exec-all-profile);
- * every other test on the plain one. */
+ * emulator's instrumentation (EXECDIR/exec-N-profile); every other test
+ * on the plain one. */
 static const char *executor_for(const k_case *c)
 {
     int i = integration ? 8 : c->lesson;
@@ -84,7 +93,7 @@ static const char *executor_for(const k_case *c)
  * grader's, and forks a fresh child per test, which locks itself down
  * before it reads a call.  The server, the child's parent, measures the
  * child's CPU time and enforces its limits from outside. */
-static bool gpu, asan;
+static bool gpu, asan, plain_only;
 #define MAX_EXECUTORS 32
 static struct {
     char path[4200];
@@ -210,7 +219,7 @@ static int sandbox_reap(pid_t pid, int *status, double *cpu, char *why, size_t c
 static void usage(void)
 {
     fprintf(stderr, "usage: verdict -o results.tsv -d OUTDIR -x EXECDIR [-l LESSON]... "
-                    "[-t TEST] [-a] [-g] [-i] [-j JOBS]\n"
+                    "[-t TEST] [-a] [-g] [-i] [-P] [-j JOBS]\n"
                     "               [-T times.tsv] [-m FACTOR] [-s FLOOR] [-k results.tsv] "
                     "[-c device.txt] [-R LESSON]... [-U UID]\n");
     exit(2);
@@ -253,7 +262,7 @@ int main(int argc, char **argv)
     bool want[64] = { false }, any_lesson = false, rejected[64] = { false };
     double factor = 10, floor = 1;
     int opt, jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    while ((opt = getopt(argc, argv, "o:d:x:l:t:agij:T:m:s:k:c:R:U:")) != -1) {
+    while ((opt = getopt(argc, argv, "o:d:x:l:t:agiPj:T:m:s:k:c:R:U:")) != -1) {
         switch (opt) {
         case 'o': results_path = optarg; break;
         case 'd': outdir = optarg; break;
@@ -263,6 +272,7 @@ int main(int argc, char **argv)
         case 'a': asan = true; break;
         case 'g': gpu = true; break;
         case 'i': integration = true; break;
+        case 'P': plain_only = true; break;
         case 'j': jobs = atoi(optarg); break;
         case 'T': times = optarg; break;
         case 'm': factor = atof(optarg); break;
@@ -298,6 +308,13 @@ int main(int argc, char **argv)
     }
     int n;
     k_case *cases = k_cases(suites, NSUITES, K_CPU | K_CUDA, only, any_lesson ? want : NULL, &n);
+    if (integration) {   /* the large and the performance tests: per lesson only */
+        int kept = 0;
+        for (int i = 0; i < n; i++)
+            if (!(cases[i].test->where & K_PLAIN))
+                cases[kept++] = cases[i];
+        n = kept;
+    }
     k_set_limits(cases, n, times, factor, floor);
     for (int i = 0; i < n; i++) {
         k_case *c = &cases[i];
@@ -316,6 +333,9 @@ int main(int argc, char **argv)
             c->skip = true;
             c->msg = strdup("not run under the sanitizers: too slow there; the plain build's "
                             "result stands");
+        } else if (plain_only && !(c->test->where & K_PLAIN)) {
+            c->skip = true;
+            c->msg = strdup("not run in the plain build: the sanitizer build's result stands");
         } else if (skip_path != NULL && !rerun(skip_path, c->name)) {
             c->skip = true;
             c->msg = strdup("not run: it failed in the plain build already");
@@ -348,8 +368,8 @@ int main(int argc, char **argv)
         if (c->dev == ND_CUDA && !cuda_ok && !rejected[c->lesson]) {
             result = "crash";
             msg = cuda_name;
-        } else if (c->skip && c->msg != NULL && strstr(c->msg, "plain build's result")) {
-            result = "pass";   /* the plain build's result stands */
+        } else if (c->skip && c->msg != NULL && strstr(c->msg, "build's result stands")) {
+            result = "pass";   /* the other build's result stands */
         }
         fprintf(results, "%d\t%s\t%g\t%s\t%.4f\t", c->lesson, c->name, c->points, result,
                 c->cpu);
