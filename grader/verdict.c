@@ -4,7 +4,7 @@
  *
  *   verdict -o results.tsv -d OUTDIR -x EXECDIR [-l LESSON]... [-t TEST]
  *           [-a] [-i] [-g] [-j JOBS] [-T times.tsv] [-m FACTOR] [-s FLOOR]
- *           [-k plain-results.tsv] [-c device.txt] [-R LESSON]...
+ *           [-k plain-results.tsv] [-c device.txt] [-R LESSON]... [-M]
  *
  * This process never loads submitted code (tests/kit/README.md, "Where the
  * verdict is taken").  Each test's calls go to an EXECUTOR built from the
@@ -32,7 +32,9 @@
  * plain build (a sanitizer build would only take longer to say so); one
  * that crashed runs again, for the sanitizers' account of where.  -R lists a
  * lesson's tests as skipped without running them (its file was rejected:
- * the report says why, and it scores 0).
+ * the report says why, and it scores 0).  -M quotes the submission's own
+ * error messages in the failure messages (weights.tsv `messages quote`;
+ * by default none of their text is relayed).
  *
  * One TSV line per test:
  *   lesson  test  points  result  seconds  message  hint  output-file
@@ -153,7 +155,7 @@ static void usage(void)
     fprintf(stderr, "usage: verdict -o results.tsv -d OUTDIR -x EXECDIR [-l LESSON]... "
                     "[-t TEST] [-a] [-g] [-i] [-j JOBS]\n"
                     "               [-T times.tsv] [-m FACTOR] [-s FLOOR] [-k results.tsv] "
-                    "[-c device.txt] [-R LESSON]...\n");
+                    "[-c device.txt] [-R LESSON]... [-M]\n");
     exit(2);
 }
 
@@ -194,7 +196,8 @@ int main(int argc, char **argv)
     bool want[64] = { false }, any_lesson = false, rejected[64] = { false };
     double factor = 10, floor = 1;
     int opt, jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    while ((opt = getopt(argc, argv, "o:d:x:l:t:agij:T:m:s:k:c:R:")) != -1) {
+    k_quote_messages = false;   /* -M: kit.h */
+    while ((opt = getopt(argc, argv, "o:d:x:l:t:agij:T:m:s:k:c:R:M")) != -1) {
         switch (opt) {
         case 'o': results_path = optarg; break;
         case 'd': outdir = optarg; break;
@@ -211,6 +214,7 @@ int main(int argc, char **argv)
         case 'k': skip_path = optarg; break;
         case 'c': device_path = optarg; break;
         case 'R': rejected[lesson_arg(optarg)] = true; break;
+        case 'M': k_quote_messages = true; break;
         default: usage();
         }
     }
