@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---------------------------------------------------------------------- */
 /* Describing calls                                                       */
@@ -51,6 +52,7 @@ static const char *status_name(nd_status s)
 /* kit.h: the student's runner quotes the library's messages; the grader's
  * verdict relays none of their text unless told to. */
 bool k_quote_messages = true;
+bool k_output_alone = false;
 
 /* "its message \"...\"", or "its message" when the text is not quoted. */
 static const char *its_message(const k_res *r, char *t, size_t cap)
@@ -341,6 +343,20 @@ const char *k_describe(const k_call *c, char *dst, size_t cap)
 static jmp_buf *capture;
 static char captured[5000];
 
+/* The test whose calls are being checked (each entry point sets it). */
+static k_ctx *judging;
+
+/* End the test with call c's failure, message msg: with k_output_alone,
+ * c runs again first, alone, so that the test's output is c's alone. */
+static void end_test(const k_call *c, const char *msg) __attribute__((noreturn));
+static void end_test(const k_call *c, const char *msg)
+{
+    if (judging != NULL)
+        k_output_of(judging, c);
+    ck_abort_msg("%s", msg);
+    abort();   /* not reached */
+}
+
 /* Fail with the call, what was wrong, and a hint. */
 static void wrong(const k_call *c, const char *hint, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), noreturn));
@@ -356,8 +372,7 @@ static void wrong(const k_call *c, const char *hint, const char *fmt, ...)
              hint && hint[0] ? " Hint: " : "", hint ? hint : "");
     if (capture != NULL)
         longjmp(*capture, 1);
-    ck_abort_msg("%s", captured);
-    abort();   /* not reached */
+    end_test(c, captured);
 }
 
 static int64_t ordered(float x)
@@ -801,12 +816,17 @@ static void compare(const k_call *c, k_want *w, const k_res *r, const char *hint
 {
     char m[K_MSG + 20];
     if (r->setup_failed) {   /* ends the test, even while shrinking */
+        static char setup[K_MSG + 2400];
         char call[2000];
         if (k_quote_messages)
-            k_fail("%s (the test's own setup failed: this is not your code's fault)", r->msg);
-        k_fail("test setup: the executor could not set up %s (its words are not shown) (the "
-               "test's own setup failed: this is not your code's fault)",
-               k_describe(c, call, sizeof call));
+            snprintf(setup, sizeof setup, "%s (the test's own setup failed: this is not your "
+                     "code's fault)", r->msg);
+        else
+            snprintf(setup, sizeof setup, "test setup: the executor could not set up %s (its "
+                     "words are not shown) (the test's own setup failed: this is not your "
+                     "code's fault)", k_describe(c, call, sizeof call));
+        capture = NULL;
+        end_test(c, setup);
     }
     if (r->status != w->status) {
         if (r->status == ND_ERR_NOT_IMPLEMENTED)
@@ -863,6 +883,26 @@ static const k_res *run(k_ctx *k, const k_call *c)
     return &k->res;
 }
 
+void k_output_of(k_ctx *k, const k_call *c)
+{
+    if (!k_output_alone || k->where != K_REMOTE)
+        return;
+    k->output_settled = true;
+    k->npending = 0;   /* the calls in flight are dropped with their executor */
+    k->pending_bytes = 0;
+    k_abandon(k);
+    if (k->exec_output != NULL && truncate(k->exec_output, 0) != 0) {
+        /* (the launcher truncates it too) */
+    }
+    if (c == NULL || k_restart(k) != NULL)
+        return;
+    k_res r;
+    uint32_t seq = k_write_call(k->to_exec, c);
+    if (seq != 0 && k_read_res(k->from_exec, c, seq, &r) == NULL)
+        k_res_free(&r);
+    k_abandon(k);
+}
+
 /* The comparison, its failure message returned instead of raised. */
 static const char *compared(const k_call *c, k_want *w, const k_res *r, const char *hint)
 {
@@ -879,6 +919,7 @@ static const char *compared(const k_call *c, k_want *w, const k_res *r, const ch
 
 const char *k_judge(k_ctx *k, const k_call *c, const k_res *r)
 {
+    judging = k;
     k_want w = k_reference(k, c);
     return compared(c, &w, r, NULL);
 }
@@ -920,8 +961,10 @@ static int smaller(const k_call *c, k_call *out, int cap)
 }
 
 /* The smallest failing call found from c (which fails with msg), in a few
- * hundred calls at most: its failure message, or NULL if none is smaller. */
-static char *shrink(k_ctx *k, const k_call *c, nd_status status, const char *hint)
+ * hundred calls at most: its failure message, or NULL if none is smaller;
+ * *call: that call. */
+static char *shrink(k_ctx *k, const k_call *c, nd_status status, const char *hint,
+                    const k_call **call)
 {
     static k_call best, cand[3 * 3 * K_ARGS * ND_MAX_DIMS * 2];
     static char found[5000];
@@ -945,6 +988,7 @@ static char *shrink(k_ctx *k, const k_call *c, nd_status status, const char *hin
         if (i == n || budget <= 0)
             break;
     }
+    *call = &best;
     return any ? found : NULL;
 }
 
@@ -953,24 +997,26 @@ static char *shrink(k_ctx *k, const k_call *c, nd_status status, const char *hin
 static void failed(k_ctx *k, const k_call *c, k_want *w, const k_res *r, const char *m,
                    const char *hint)
 {
-    static char first[5000];
+    static char first[5000], both[10500];
     snprintf(first, sizeof first, "%s", m);
     if (w->status != ND_OK || r->status == ND_ERR_NOT_IMPLEMENTED || c->nargs == 0)
-        ck_abort_msg("%s", first);
+        end_test(c, first);
     /* a case that fails: say so now (should a smaller one crash), then
      * look for the smallest failing case, as Hypothesis would */
     k_provisional(first);
-    char *small = shrink(k, c, w->status, hint);
+    const k_call *best;
+    char *small = shrink(k, c, w->status, hint, &best);
     if (small == NULL)
-        ck_abort_msg("%s", first);
+        end_test(c, first);
     /* the smallest case first, then the test's own; the hint once */
     char *h = strstr(small, " Hint: "), *h1 = strstr(first, " Hint: ");
     if (h != NULL)
         *h = '\0';
     if (h1 != NULL)
         *h1 = '\0';
-    ck_abort_msg("%s (the smallest failing case found; the case the test made: %s)%s%s", small,
-                 first, hint && hint[0] ? " Hint: " : "", hint ? hint : "");
+    snprintf(both, sizeof both, "%s (the smallest failing case found; the case the test made: "
+             "%s)%s%s", small, first, hint && hint[0] ? " Hint: " : "", hint ? hint : "");
+    end_test(best, both);
 }
 
 /* In the grader (K_REMOTE) a checked call goes out ahead of its result
@@ -995,6 +1041,7 @@ static k_ctx *sending;   /* whose calls are in flight */
 
 static void judge_oldest(k_ctx *k)
 {
+    judging = k;
     k_pending *e = &k->pending[k->head];
     k->head = (k->head + 1) % K_AHEAD;
     k->npending--;
@@ -1067,6 +1114,7 @@ static void send_ahead(k_ctx *k, const k_call *c, const k_want *w, const char *h
 /* k_check, and k_expect's `status` when it is not -1. */
 static void check_as(k_ctx *k, k_call *c, int status, const char *hint)
 {
+    judging = k;
     if (c->op == K_ITER && c->at[0] == 0) {   /* the odometer's cap: a few calls past the end */
         int64_t n = c->n >= 0 && c->n <= ND_MAX_DIMS ? k_numel(c->n, c->list[0]) : 0;
         c->at[0] = (n >= 0 && n <= (1 << 20) ? n : 0) + 2;
@@ -1107,13 +1155,14 @@ void k_check_perf(k_ctx *k, k_call *c, const k_perf *rules, int n, const char *h
 {
     static const char *const kinds[] = { "global loads", "global stores", "shared loads",
                                          "shared stores" };
+    judging = k;
     hint = hint ? hint : k->test->hint;
     c->profile = true;
     k_want w = k_reference(k, c);
     const k_res *r = run(k, c);
     const char *m = compared(c, &w, r, hint);
     if (m != NULL)
-        ck_abort_msg("%s", m);   /* a wrong answer first: its speed means nothing */
+        end_test(c, m);   /* a wrong answer first: its speed means nothing */
     K_REQUIRE(w.status == ND_OK, "test setup: a performance check needs a valid call");
     if (r->nvals != w.nvals + K_PROF_VALS)
         wrong(c, NULL, "a malformed result: the kernels' counters are missing or the wrong "

@@ -459,8 +459,13 @@ void k_check_perf(k_ctx *k, k_call *c, const k_perf *rules, int n, const char *h
  * verdict, unless grader/weights.tsv says `messages quote`) relays none of
  * its text: the message says what was wrong in the kit's own words, from
  * the status and what was checked ("its message does not give both
- * shapes, (2,3) and (4,)"), while the checks still read the text. */
+ * shapes, (2,3) and (4,)"), while the checks still read the text.
+ * k_output_alone (the grader's verdict, when the report quotes what a
+ * failing test printed): the call a failure reports runs again, alone, on
+ * a new executor whose output file starts empty, so that the output holds
+ * what that call printed and nothing of the test's other calls. */
 extern bool k_quote_messages;
+extern bool k_output_alone;
 
 /* "nd_reshape(a, 2, (6,4), &out) with a = shape=(2,3,4) strides=(12,4,1)
  * offset=0 over a buffer of 24 floats" */
