@@ -5,7 +5,8 @@
 # the exit status is 0 only if nothing failed.  Logs go to build/check/.
 #
 #   1. the skeleton generator's self-tests (hostile marker files)
-#   2. skeleton/ is exactly what the generator makes from solution/
+#   2. skeleton/ is exactly what the generator makes from solution/, and
+#      the kit names each of its stubs (tests/kit/check.c's table)
 #   3. both trees build with -Wall -Wextra -Werror; the CUDA emulator's
 #      self-tests (broken kernels it must catch); the GPU path, built by
 #      nvcc with CUDA=gpu and no GPU: both trees' .cu files and the GPU
@@ -119,6 +120,15 @@ section "skeleton generator"
 bash grader/test_skelgen.sh >"$logs/skelgen.log" 2>&1
 add_counts "skelgen self-tests" "$logs/skelgen.log"
 run "skeleton/ in sync with solution/" make skeleton-check
+# The grader names a skeleton stub in its own words (messages hide): from
+# tests/kit/check.c's table, which must list every nd_not_implemented call.
+stubs_named() {
+    diff <(grep -rhoE 'nd_not_implemented\("[a-z_]+", [0-9]+\)' skeleton/src |
+               sed -E 's/.*\("([a-z_]+)", ([0-9]+)\)/\1 \2/' | sort -u) \
+         <(grep -oE '\{ "[a-z_]+", [0-9]+ \}' tests/kit/check.c |
+               sed -E 's/\{ "([a-z_]+)", ([0-9]+) \}/\1 \2/' | sort -u)
+}
+run "the kit's table of the skeleton's stubs (tests/kit/check.c)" stubs_named
 
 section "builds (-Wall -Wextra -Werror)"
 run "build solution" make build TREE=solution SAN=0
