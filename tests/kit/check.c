@@ -63,12 +63,77 @@ static const char *its_message(const k_res *r, char *t, size_t cap)
     return t;
 }
 
-/* " (...)", the message after a status it returned, or "" when the text
- * is not quoted. */
+/* What a CUDA device's failure (ND_ERR_DEVICE) said, in the kit's words
+ * when the message is not quoted: the cudaError name it gives, if this
+ * table has it, and the kind of fault the CUDA emulator names, by a phrase
+ * of its message (grader/emu/emu.cpp): never the message's text. */
+static const char *const cuda_errors[] = {
+    "cudaErrorInvalidValue", "cudaErrorMemoryAllocation", "cudaErrorInitializationError",
+    "cudaErrorCudartUnloading", "cudaErrorInvalidConfiguration", "cudaErrorInvalidPitchValue",
+    "cudaErrorInvalidSymbol", "cudaErrorInvalidHostPointer", "cudaErrorInvalidDevicePointer",
+    "cudaErrorInvalidMemcpyDirection", "cudaErrorInvalidDeviceFunction", "cudaErrorNoDevice",
+    "cudaErrorInvalidDevice", "cudaErrorInvalidResourceHandle", "cudaErrorNotReady",
+    "cudaErrorIllegalAddress", "cudaErrorLaunchOutOfResources", "cudaErrorLaunchTimeout",
+    "cudaErrorAssert", "cudaErrorIllegalInstruction", "cudaErrorMisalignedAddress",
+    "cudaErrorLaunchFailure", "cudaErrorNotSupported", "cudaErrorUnknown",
+    "cudaErrorInsufficientDriver", "cudaErrorNoKernelImageForDevice",
+    "cudaErrorInvalidKernelImage", "cudaErrorUnsupportedPtxVersion",
+    "cudaErrorInvalidPtx", "cudaErrorHardwareStackError", "cudaErrorInvalidPc",
+    "cudaErrorIllegalState", "cudaErrorDevicesUnavailable",
+};
+static const struct { const char *phrase, *words; } emu_faults[] = {
+    { "returned without reaching it, while other lanes", "a warp operation that other lanes "
+      "of its mask wait at: a lane returned without reaching it" },
+    { "returned without reaching it; every thread", "a __syncthreads() the rest of its block "
+      "waits at: a thread returned without reaching it (every thread of a block must reach "
+      "each barrier)" },
+    { "waits at __syncthreads()", "a deadlock: threads wait at __syncthreads() while lanes of "
+      "their warp wait at a warp operation" },
+    { "with different masks", "a deadlock: lanes of one warp wait at warp operations with "
+      "different masks" },
+    { "divergent __syncthreads()", "a divergent __syncthreads(): threads of one block wait at "
+      "different barriers" },
+    { "the width must be a power", "a shuffle's width is not a power of 2 from 1 to 32" },
+    { "names lanes that do not exist", "a warp operation's mask names lanes that do not exist" },
+    { "a thread must be in the mask", "a thread passes a mask that does not name it" },
+    { "a shuffle may read only lanes", "a shuffle reads a lane outside its mask" },
+    { "dynamic parallelism", "a kernel launched from inside a kernel" },
+    { "no dimension may be 0", "a kernel launch with a grid or block dimension of 0" },
+    { "a block has at most 1024 threads", "a kernel launch with too many threads per block" },
+    { "gridDim.x is at most", "a kernel launch with too large a grid" },
+    { "bytes of dynamic shared memory", "a kernel launch asking for too much dynamic shared "
+      "memory" },
+    { "registers per thread", "a kernel launch whose block needs more registers than an SM has" },
+    { "not a live stream", "a stream that is not live" },
+    { "out of memory", "device memory ran out" },
+    { "cudaFree(", "a cudaFree of a pointer cudaMalloc did not return" },
+    { "cudaMemcpy", "a cudaMemcpy with a bad pointer, size or kind" },
+    { "cudaMemset", "a cudaMemset with a bad pointer or size" },
+};
+
+static const char *device_words(const char *msg, char *t, size_t cap)
+{
+    const char *name = NULL, *fault = NULL;
+    for (size_t i = 0; i < sizeof cuda_errors / sizeof cuda_errors[0] && name == NULL; i++) {
+        char paren[64];
+        snprintf(paren, sizeof paren, "(%s)", cuda_errors[i]);
+        if (strstr(msg, paren) != NULL)
+            name = cuda_errors[i];
+    }
+    for (size_t i = 0; i < sizeof emu_faults / sizeof emu_faults[0] && fault == NULL; i++)
+        if (strstr(msg, emu_faults[i].phrase) != NULL)
+            fault = emu_faults[i].words;
+    snprintf(t, cap, "%s%s%s%s%s", name || fault ? " (" : "", name ? name : "",
+             name && fault ? ": " : "", fault ? fault : "", name || fault ? ")" : "");
+    return t;
+}
+
+/* " (...)", the message after a status it returned, or when the text is
+ * not quoted "" (a device's failure: device_words). */
 static const char *paren_message(const k_res *r, char *t, size_t cap)
 {
     if (!k_quote_messages)
-        return "";
+        return r->status == ND_ERR_DEVICE ? device_words(r->msg, t, cap) : "";
     snprintf(t, cap, " (%s)", r->msg);
     return t;
 }
@@ -982,6 +1047,8 @@ static char *shrink(k_ctx *k, const k_call *c, nd_status status, const char *hin
                 snprintf(found, sizeof found, "%s", m);
                 best = cand[i];
                 any = true;
+                k_abandon(k);   /* a failing call ends its executor (a CUDA fault
+                                   leaves its device unusable): the next on a new one */
                 break;
             }
         }
