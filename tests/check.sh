@@ -6,7 +6,8 @@
 #
 #   1. the skeleton generator's self-tests (hostile marker files)
 #   2. skeleton/ is exactly what the generator makes from solution/, and
-#      the kit names each of its stubs (tests/kit/check.c's table)
+#      the kit names each of its stubs and each fault of the CUDA emulator
+#      (tests/kit/check.c's tables)
 #   3. both trees build with -Wall -Wextra -Werror; the CUDA emulator's
 #      self-tests (broken kernels it must catch); the GPU path, built by
 #      nvcc with CUDA=gpu and no GPU: both trees' .cu files and the GPU
@@ -129,6 +130,21 @@ stubs_named() {
                sed -E 's/\{ "([a-z_]+)", ([0-9]+) \}/\1 \2/' | sort -u)
 }
 run "the kit's table of the skeleton's stubs (tests/kit/check.c)" stubs_named
+# ... and names a CUDA emulator's fault by a phrase of its message: each
+# phrase of the kit's table must be in grader/emu/emu.cpp's messages.
+faults_named() {
+    python3 - <<'EOF'
+import re, sys
+kit = open("tests/kit/check.c").read()
+block = kit[kit.index("emu_faults[] = {"):]
+phrases = re.findall(r'\{ "([^"]+)", "', block[:block.index("};")])
+emu = re.sub(r'"\s*\n\s*"', "", open("grader/emu/emu.cpp").read())
+missing = [p for p in phrases if p not in emu]
+print(f"{len(phrases)} phrases, not in emu.cpp: {missing}")
+sys.exit(1 if missing or not phrases else 0)
+EOF
+}
+run "the kit's phrases of the CUDA emulator's faults (tests/kit/check.c)" faults_named
 
 section "builds (-Wall -Wextra -Werror)"
 run "build solution" make build TREE=solution SAN=0
