@@ -794,6 +794,20 @@ for l in ${GRADE_LESSONS:-}; do lessons+=(-l "$l"); done
 # each test's executor in it, in the mode SB_MODE names (-g: a GPU in view).
 verdict=("$root/build/grader/verdict" "${lessons[@]}" "${rejected[@]}")
 [ "$cuda_mode" = gpu ] && verdict+=(-g)
+# What students read besides the grader's words (weights.tsv): -M quotes
+# the submission's error messages in failure messages (`messages quote`;
+# hidden by default); -O, when the report quotes what a failing test
+# printed (`output` above 0), runs the call the failure reports again,
+# alone, so that the output quoted is that call's and no other's.
+weights="$root/grader/weights.tsv"
+messages=$(awk -F'\t' '$1 == "messages" { m = $2 } END { print m }' "$weights")
+quoted=$(awk -F'\t' '$1 == "output" { n = $2 } END { print n + 0 }' "$weights")
+case ${messages:-hide} in
+    quote) verdict+=(-M) ;;
+    hide) ;;
+    *) die "weights.tsv: the messages line must say quote or hide, not '$messages'" ;;
+esac
+[ "$quoted" -gt 0 ] && verdict+=(-O)
 # (cuda_asan_options: what ASan must be told on this CUDA device.)  The
 # sanitizer build has no address-space limit (ASan's shadow memory takes
 # terabytes of it), so ASan bounds the memory itself: past 2 GiB resident
@@ -856,6 +870,6 @@ case $cuda_mode:$dev in
     emu:*) where="emulator (CPU)" ;;
     *) where=$dev ;;
 esac
-"$root/build/grader/report" -w "$root/grader/weights.tsv" -b "$notes" \
+"$root/build/grader/report" -w "$weights" -b "$notes" \
     -n "$out/normal.tsv" -a "$out/asan.tsv" $([ -s "$out/integration.tsv" ] && echo -i "$out/integration.tsv") \
     -o "$out" -s "$tree" -c "CUDA: $where; sandbox: $sb_mode"

@@ -12,10 +12,15 @@
  * its test points passed; the integration section (-i: the hidden tests run
  * on the submission's whole tree) is scored the same way with its own
  * weight.  weights.tsv also says which tests students see when
- * (Gradescope's "visibility", a course-wide default and per test) and how
- * much of the submission's own output a failing test quotes (0: none).
+ * (Gradescope's "visibility", a course-wide default and per test), how
+ * much of the submission's own output a failing test quotes (0, the
+ * default: none), and whether failure messages quote the submission's own
+ * error messages (`messages quote`; `hide`, the default: grade.sh tells
+ * the verdict, which writes them; here the line is only checked).
  * Every message comes from the grader; what the submission printed is
- * quoted only as that, labelled, capped, and is never part of a verdict.
+ * quoted only as that, labelled as its own, capped, and is never part of
+ * a verdict (the verdict, told by grade.sh, runs the call a failure
+ * reports again, alone, so that the output is that call's).
  * Writes, after every test has run:
  *   OUTDIR/results.json   Gradescope's format (written with cJSON)
  *   OUTDIR/junit.xml      for CI systems
@@ -54,7 +59,7 @@ typedef struct {
 } lesson_info;
 
 static const char *cuda_where = "";   /* -c: "CUDA: emulator (CPU)" */
-static int output_quote = 1000;        /* weights.tsv "output" line */
+static int output_quote = 0;           /* weights.tsv "output" line */
 static char visibility_default[32] = "visible";
 static struct { char name[160], v[32]; } visibility[256];
 static int nvisibility;
@@ -126,6 +131,11 @@ static void read_weights(const char *path)
             output_quote = atoi(fld[1]);
             if (output_quote < 0 || output_quote > OUTPUT_QUOTE)
                 die("weights.tsv: the output line's bytes must be 0..1500");
+            continue;
+        }
+        if (strcmp(fld[0], "messages") == 0) {   /* grade.sh gives it to the verdict */
+            if (strcmp(fld[1], "quote") != 0 && strcmp(fld[1], "hide") != 0)
+                die("weights.tsv: the messages line must say quote or hide");
             continue;
         }
         int l = strcmp(fld[0], "integration") == 0 ? INTEGRATION : atoi(fld[0]);
@@ -249,8 +259,9 @@ static void test_text(const test_row *r, char *dst, size_t cap)
     quote_output(r->outfile, out, sizeof out);
     snprintf(dst, cap, "%s: %s%s%s%s", r->result, r->message,
              r->hint[0] ? "\nHint: " : "", r->hint,
-             out[0] ? "\nWhat the submission itself printed (at most the first bytes; "
-                      "never part of the verdict):\n" : "");
+             out[0] ? "\nThe submission's own output, not the grader's: what its code "
+                      "printed while running the failing call (at most the first bytes; never "
+                      "part of the verdict):\n" : "");
     if (out[0]) {
         size_t used = strlen(dst);
         snprintf(dst + used, cap - used, "%s", out);

@@ -4,7 +4,7 @@
  *
  *   verdict -o results.tsv -d OUTDIR -x EXECDIR [-l LESSON]... [-t TEST]
  *           [-a] [-i] [-P] [-g] [-j JOBS] [-T times.tsv] [-m FACTOR] [-s FLOOR]
- *           [-k plain-results.tsv] [-c device.txt] [-R LESSON]... [-U UID]
+ *           [-k plain-results.tsv] [-c device.txt] [-R LESSON]... [-U UID] [-M] [-O]
  *
  * This process never loads submitted code (tests/kit/README.md, "Where the
  * verdict is taken").  Each test's calls go to an EXECUTOR built from the
@@ -45,7 +45,11 @@
  * plain build (a sanitizer build would only take longer to say so); one
  * that crashed runs again, for the sanitizers' account of where.  -R lists a
  * lesson's tests as skipped without running them (its file was rejected:
- * the report says why, and it scores 0).
+ * the report says why, and it scores 0).  -M quotes the submission's own
+ * error messages in the failure messages (weights.tsv `messages quote`;
+ * by default none of their text is relayed); -O runs the call a failure
+ * reports again, alone, so that the test's output file holds only what
+ * that call printed (for a report that quotes it: weights.tsv `output`).
  *
  * One TSV line per test:
  *   lesson  test  points  result  seconds  message  hint  output-file
@@ -221,7 +225,7 @@ static void usage(void)
     fprintf(stderr, "usage: verdict -o results.tsv -d OUTDIR -x EXECDIR [-l LESSON]... "
                     "[-t TEST] [-a] [-g] [-i] [-P] [-j JOBS]\n"
                     "               [-T times.tsv] [-m FACTOR] [-s FLOOR] [-k results.tsv] "
-                    "[-c device.txt] [-R LESSON]... [-U UID]\n");
+                    "[-c device.txt] [-R LESSON]... [-U UID] [-M] [-O]\n");
     exit(2);
 }
 
@@ -262,7 +266,8 @@ int main(int argc, char **argv)
     bool want[64] = { false }, any_lesson = false, rejected[64] = { false };
     double factor = 10, floor = 1;
     int opt, jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    while ((opt = getopt(argc, argv, "o:d:x:l:t:agiPj:T:m:s:k:c:R:U:")) != -1) {
+    k_quote_messages = false;   /* -M: kit.h */
+    while ((opt = getopt(argc, argv, "o:d:x:l:t:agiPj:T:m:s:k:c:R:U:MO")) != -1) {
         switch (opt) {
         case 'o': results_path = optarg; break;
         case 'd': outdir = optarg; break;
@@ -281,6 +286,8 @@ int main(int argc, char **argv)
         case 'c': device_path = optarg; break;
         case 'R': rejected[lesson_arg(optarg)] = true; break;
         case 'U': first_uid = (uid_t)strtoul(optarg, NULL, 10); break;
+        case 'M': k_quote_messages = true; break;
+        case 'O': k_output_alone = true; break;
         default: usage();
         }
     }

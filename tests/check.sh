@@ -5,7 +5,9 @@
 # the exit status is 0 only if nothing failed.  Logs go to build/check/.
 #
 #   1. the skeleton generator's self-tests (hostile marker files)
-#   2. skeleton/ is exactly what the generator makes from solution/
+#   2. skeleton/ is exactly what the generator makes from solution/, and
+#      the kit names each of its stubs and each fault of the CUDA emulator
+#      (tests/kit/check.c's tables)
 #   3. both trees build with -Wall -Wextra -Werror; the CUDA emulator's
 #      self-tests (broken kernels it must catch); the GPU path, built by
 #      nvcc with CUDA=gpu and no GPU: both trees' .cu files and the GPU
@@ -119,6 +121,30 @@ section "skeleton generator"
 bash grader/test_skelgen.sh >"$logs/skelgen.log" 2>&1
 add_counts "skelgen self-tests" "$logs/skelgen.log"
 run "skeleton/ in sync with solution/" make skeleton-check
+# The grader names a skeleton stub in its own words (messages hide): from
+# tests/kit/check.c's table, which must list every nd_not_implemented call.
+stubs_named() {
+    diff <(grep -rhoE 'nd_not_implemented\("[a-z_]+", [0-9]+\)' skeleton/src |
+               sed -E 's/.*\("([a-z_]+)", ([0-9]+)\)/\1 \2/' | sort -u) \
+         <(grep -oE '\{ "[a-z_]+", [0-9]+ \}' tests/kit/check.c |
+               sed -E 's/\{ "([a-z_]+)", ([0-9]+) \}/\1 \2/' | sort -u)
+}
+run "the kit's table of the skeleton's stubs (tests/kit/check.c)" stubs_named
+# ... and names a CUDA emulator's fault by a phrase of its message: each
+# phrase of the kit's table must be in grader/emu/emu.cpp's messages.
+faults_named() {
+    python3 - <<'EOF'
+import re, sys
+kit = open("tests/kit/check.c").read()
+block = kit[kit.index("emu_faults[] = {"):]
+phrases = re.findall(r'\{ "([^"]+)", "', block[:block.index("};")])
+emu = re.sub(r'"\s*\n\s*"', "", open("grader/emu/emu.cpp").read())
+missing = [p for p in phrases if p not in emu]
+print(f"{len(phrases)} phrases, not in emu.cpp: {missing}")
+sys.exit(1 if missing or not phrases else 0)
+EOF
+}
+run "the kit's phrases of the CUDA emulator's faults (tests/kit/check.c)" faults_named
 
 section "builds (-Wall -Wextra -Werror)"
 run "build solution" make build TREE=solution SAN=0

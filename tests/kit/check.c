@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---------------------------------------------------------------------- */
 /* Describing calls                                                       */
@@ -46,6 +47,137 @@ static const char *status_name(nd_status s)
         "ND_ERR_LAYOUT", "ND_ERR_NOMEM", "ND_ERR_DEVICE", "ND_ERR_NOT_IMPLEMENTED",
     };
     return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "ND_ERR_(unknown)";
+}
+
+/* kit.h: the student's runner quotes the library's messages; the grader's
+ * verdict relays none of their text unless told to. */
+bool k_quote_messages = true;
+bool k_output_alone = false;
+
+/* "its message \"...\"", or "its message" when the text is not quoted. */
+static const char *its_message(const k_res *r, char *t, size_t cap)
+{
+    if (!k_quote_messages)
+        return "its message";
+    snprintf(t, cap, "its message \"%s\"", r->msg);
+    return t;
+}
+
+/* What a CUDA device's failure (ND_ERR_DEVICE) said, in the kit's words
+ * when the message is not quoted: the cudaError name it gives, if this
+ * table has it, and the kind of fault the CUDA emulator names, by a phrase
+ * of its message (grader/emu/emu.cpp): never the message's text. */
+static const char *const cuda_errors[] = {
+    "cudaErrorInvalidValue", "cudaErrorMemoryAllocation", "cudaErrorInitializationError",
+    "cudaErrorCudartUnloading", "cudaErrorInvalidConfiguration", "cudaErrorInvalidPitchValue",
+    "cudaErrorInvalidSymbol", "cudaErrorInvalidHostPointer", "cudaErrorInvalidDevicePointer",
+    "cudaErrorInvalidMemcpyDirection", "cudaErrorInvalidDeviceFunction", "cudaErrorNoDevice",
+    "cudaErrorInvalidDevice", "cudaErrorInvalidResourceHandle", "cudaErrorNotReady",
+    "cudaErrorIllegalAddress", "cudaErrorLaunchOutOfResources", "cudaErrorLaunchTimeout",
+    "cudaErrorAssert", "cudaErrorIllegalInstruction", "cudaErrorMisalignedAddress",
+    "cudaErrorLaunchFailure", "cudaErrorNotSupported", "cudaErrorUnknown",
+    "cudaErrorInsufficientDriver", "cudaErrorNoKernelImageForDevice",
+    "cudaErrorInvalidKernelImage", "cudaErrorUnsupportedPtxVersion",
+    "cudaErrorInvalidPtx", "cudaErrorHardwareStackError", "cudaErrorInvalidPc",
+    "cudaErrorIllegalState", "cudaErrorDevicesUnavailable",
+};
+static const struct { const char *phrase, *words; } emu_faults[] = {
+    { "returned without reaching it, while other lanes", "a warp operation that other lanes "
+      "of its mask wait at: a lane returned without reaching it" },
+    { "returned without reaching it; every thread", "a __syncthreads() the rest of its block "
+      "waits at: a thread returned without reaching it (every thread of a block must reach "
+      "each barrier)" },
+    { "waits at __syncthreads()", "a deadlock: threads wait at __syncthreads() while lanes of "
+      "their warp wait at a warp operation" },
+    { "with different masks", "a deadlock: lanes of one warp wait at warp operations with "
+      "different masks" },
+    { "divergent __syncthreads()", "a divergent __syncthreads(): threads of one block wait at "
+      "different barriers" },
+    { "the width must be a power", "a shuffle's width is not a power of 2 from 1 to 32" },
+    { "names lanes that do not exist", "a warp operation's mask names lanes that do not exist" },
+    { "a thread must be in the mask", "a thread passes a mask that does not name it" },
+    { "a shuffle may read only lanes", "a shuffle reads a lane outside its mask" },
+    { "dynamic parallelism", "a kernel launched from inside a kernel" },
+    { "no dimension may be 0", "a kernel launch with a grid or block dimension of 0" },
+    { "a block has at most 1024 threads", "a kernel launch with too many threads per block" },
+    { "gridDim.x is at most", "a kernel launch with too large a grid" },
+    { "bytes of dynamic shared memory", "a kernel launch asking for too much dynamic shared "
+      "memory" },
+    { "registers per thread", "a kernel launch whose block needs more registers than an SM has" },
+    { "not a live stream", "a stream that is not live" },
+    { "out of memory", "device memory ran out" },
+    { "cudaFree(", "a cudaFree of a pointer cudaMalloc did not return" },
+    { "cudaMemcpy", "a cudaMemcpy with a bad pointer, size or kind" },
+    { "cudaMemset", "a cudaMemset with a bad pointer or size" },
+};
+
+static const char *device_words(const char *msg, char *t, size_t cap)
+{
+    const char *name = NULL, *fault = NULL;
+    for (size_t i = 0; i < sizeof cuda_errors / sizeof cuda_errors[0] && name == NULL; i++) {
+        char paren[64];
+        snprintf(paren, sizeof paren, "(%s)", cuda_errors[i]);
+        if (strstr(msg, paren) != NULL)
+            name = cuda_errors[i];
+    }
+    for (size_t i = 0; i < sizeof emu_faults / sizeof emu_faults[0] && fault == NULL; i++)
+        if (strstr(msg, emu_faults[i].phrase) != NULL)
+            fault = emu_faults[i].words;
+    snprintf(t, cap, "%s%s%s%s%s", name || fault ? " (" : "", name ? name : "",
+             name && fault ? ": " : "", fault ? fault : "", name || fault ? ")" : "");
+    return t;
+}
+
+/* " (...)", the message after a status it returned, or when the text is
+ * not quoted "" (a device's failure: device_words). */
+static const char *paren_message(const k_res *r, char *t, size_t cap)
+{
+    if (!k_quote_messages)
+        return r->status == ND_ERR_DEVICE ? device_words(r->msg, t, cap) : "";
+    snprintf(t, cap, " (%s)", r->msg);
+    return t;
+}
+
+/* ", (2,3) and (4,)": the two shapes a message had to give, said by the
+ * kit when the message itself is not quoted ("" when it is). */
+static const char *the_shapes(int n1, const int64_t *v1, int n2, const int64_t *v2, char *t,
+                              size_t cap)
+{
+    char a[300], b[300];
+    t[0] = '\0';
+    if (!k_quote_messages)
+        snprintf(t, cap, ", %s and %s", k_ints(n1, v1, a, sizeof a), k_ints(n2, v2, b, sizeof b));
+    return t;
+}
+
+/* The skeleton's stubs (skeleton/src: nd_not_implemented(NAME, LESSON)),
+ * whose message is "not implemented: NAME (lesson N)".  When messages are
+ * not quoted, the kit repeats one of these in its own words if the
+ * library's message is exactly that, and otherwise says "not implemented
+ * yet": a name from this table, never the library's text. */
+static const struct { const char *name; int lesson; } stubs[] = {
+    { "nd_compact_strides", 1 }, { "nd_is_compact", 1 }, { "nd_offset_of", 1 },
+    { "nd_reshape", 1 }, { "nd_permute", 1 }, { "nd_broadcast_to", 1 }, { "nd_slice", 1 },
+    { "nd_diagonal", 1 }, { "nd_iter_init", 2 }, { "nd_simplify_dims", 2 },
+    { "nd_compact", 2 }, { "nd_setitem", 2 }, { "nd_setitem_scalar", 2 },
+    { "nd_binary", 3 }, { "nd_unary", 3 }, { "nd_reduce", 4 }, { "nd_matmul", 5 },
+    { "nd_matmul_naive", 5 }, { "for_each_matrix", 5 }, { "launch_fill", 6 },
+    { "launch_compact", 6 }, { "launch_setitem", 6 }, { "launch_binary", 6 },
+    { "launch_unary", 6 }, { "launch_reduce", 6 }, { "launch_matmul", 6 },
+    { "nd_simplify_permutation", 7 }, { "nd_permute_bytes", 7 },
+};
+
+/* What follows "it returned ND_ERR_NOT_IMPLEMENTED: ". */
+static const char *not_implemented(const k_res *r, char *t, size_t cap)
+{
+    if (k_quote_messages)
+        return r->msg;
+    for (size_t i = 0; i < sizeof stubs / sizeof stubs[0]; i++) {
+        snprintf(t, cap, "not implemented: %s (lesson %d)", stubs[i].name, stubs[i].lesson);
+        if (strcmp(t, r->msg) == 0)
+            return t;
+    }
+    return "not implemented yet";
 }
 
 char *k_ints(int n, const int64_t *v, char *dst, size_t cap)
@@ -276,6 +408,20 @@ const char *k_describe(const k_call *c, char *dst, size_t cap)
 static jmp_buf *capture;
 static char captured[5000];
 
+/* The test whose calls are being checked (each entry point sets it). */
+static k_ctx *judging;
+
+/* End the test with call c's failure, message msg: with k_output_alone,
+ * c runs again first, alone, so that the test's output is c's alone. */
+static void end_test(const k_call *c, const char *msg) __attribute__((noreturn));
+static void end_test(const k_call *c, const char *msg)
+{
+    if (judging != NULL)
+        k_output_of(judging, c);
+    ck_abort_msg("%s", msg);
+    abort();   /* not reached */
+}
+
 /* Fail with the call, what was wrong, and a hint. */
 static void wrong(const k_call *c, const char *hint, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), noreturn));
@@ -291,8 +437,7 @@ static void wrong(const k_call *c, const char *hint, const char *fmt, ...)
              hint && hint[0] ? " Hint: " : "", hint ? hint : "");
     if (capture != NULL)
         longjmp(*capture, 1);
-    ck_abort_msg("%s", captured);
-    abort();   /* not reached */
+    end_test(c, captured);
 }
 
 static int64_t ordered(float x)
@@ -450,48 +595,54 @@ static bool names_shape(const char *msg, const k_arr *a)
 static void compare_error(const k_call *c, const k_want *w, const k_res *r)
 {
     const char *name = op_name(c->op);
+    char m[K_MSG + 20], sh[700];
     if (r->msg[0] == '\0')
         wrong(c, "call nd_fail(status, \"op: ...\") to say what was wrong", "it failed with %s "
              "as it should, but nd_last_error() is empty.", status_name(r->status));
     if (strstr(r->msg, name) == NULL)
         wrong(c, "a message starts with the operation's name, e.g. \"reshape: ...\"",
-             "it failed with %s as it should, but its message \"%s\" does not name the "
-             "operation \"%s\".", status_name(r->status), r->msg, name);
+             "it failed with %s as it should, but %s does not name the operation \"%s\".",
+             status_name(r->status), its_message(r, m, sizeof m), name);
     if (w->status == ND_ERR_SHAPE && (c->op == K_BINARY || c->op == K_MATMUL ||
                                       c->op == K_MATMUL_NAIVE) &&
         !(names_shape(r->msg, &c->args[0]) && names_shape(r->msg, &c->args[1])))
         wrong(c, "nd.h: the message gives both shapes, as nd_shape_str writes them",
-             "it failed with ND_ERR_SHAPE as it should, but its message \"%s\" does not give "
-             "both shapes.", r->msg);
+             "it failed with ND_ERR_SHAPE as it should, but %s does not give both shapes%s.",
+             its_message(r, m, sizeof m), the_shapes(c->args[0].ndim, c->args[0].shape,
+             c->args[1].ndim, c->args[1].shape, sh, sizeof sh));
     if (w->status == ND_ERR_SHAPE && (c->op == K_RESHAPE || c->op == K_BROADCAST_TO) &&
         !(names_shape(r->msg, &c->args[0]) && names_list(r->msg, c->n, c->list[0])))
         wrong(c, "the message gives a's shape and the shape asked for, as nd_shape_str "
-             "writes them", "it failed with ND_ERR_SHAPE as it should, but its message \"%s\" "
-             "does not give both shapes.", r->msg);
+             "writes them", "it failed with ND_ERR_SHAPE as it should, but %s does not give "
+             "both shapes%s.", its_message(r, m, sizeof m), the_shapes(c->args[0].ndim,
+             c->args[0].shape, c->n, c->list[0], sh, sizeof sh));
     if (w->status == ND_ERR_LAYOUT && c->op == K_RESHAPE && !strstr(r->msg, "compact"))
         wrong(c, "say why: the array is not compact (and nd_compact makes a copy that is)",
-             "it failed with ND_ERR_LAYOUT as it should, but its message \"%s\" does not say "
-             "that the array is not compact.", r->msg);
+             "it failed with ND_ERR_LAYOUT as it should, but %s does not say that the array "
+             "is not compact.", its_message(r, m, sizeof m));
     if (w->status == ND_ERR_SHAPE && c->nargs > 1 &&
         (c->op == K_BINARY_INTO || c->op == K_SCALAR_INTO || c->op == K_UNARY_INTO)) {
         /* a and b do not broadcast, or dst does not have the result's shape */
-        const k_arr *a = &c->args[0], *b = &c->args[1];
+        const k_arr *a = &c->args[0], *b = &c->args[1], *dst = &c->args[c->nargs - 1];
         k_arr res = *a;
         bool dst_wrong = c->op != K_BINARY_INTO ||
                          k_broadcast_shape(a->ndim, a->shape, b->ndim, b->shape, &res.ndim,
                                            res.shape);
-        if (dst_wrong ? !(names_shape(r->msg, &c->args[c->nargs - 1]) && names_shape(r->msg, &res))
+        if (dst_wrong ? !(names_shape(r->msg, dst) && names_shape(r->msg, &res))
                       : !(names_shape(r->msg, a) && names_shape(r->msg, b)))
             wrong(c, dst_wrong ? "nd.h: a dst of another shape than the result's is refused with "
                  "a message that gives both, as nd_shape_str writes them" : "nd.h: the message "
                  "gives both shapes, as nd_shape_str writes them", "it failed with ND_ERR_SHAPE "
-                 "as it should, but its message \"%s\" does not give %s.", r->msg,
-                 dst_wrong ? "dst's shape and the result's" : "both shapes");
+                 "as it should, but %s does not give %s%s.", its_message(r, m, sizeof m),
+                 dst_wrong ? "dst's shape and the result's" : "both shapes",
+                 dst_wrong ? the_shapes(dst->ndim, dst->shape, res.ndim, res.shape, sh, sizeof sh)
+                           : the_shapes(a->ndim, a->shape, b->ndim, b->shape, sh, sizeof sh));
     }
     if (k_takes_out(c->op) && c->out != K_OUT_NULL && !r->out_untouched)
         wrong(c, "check every argument before writing anything: on failure every output is "
-             "left exactly as it was", "it failed with %s as it should (%s), but it wrote to "
-             "%s.", status_name(r->status), r->msg, c->out >= 0 ? "its input" : "out");
+             "left exactly as it was", "it failed with %s as it should%s, but it wrote to "
+             "%s.", status_name(r->status), paren_message(r, m, sizeof m),
+             c->out >= 0 ? "its input" : "out");
     if (c->op == K_ITER && c->out != K_OUT_NULL && !r->out_untouched)
         wrong(c, "check every argument before writing anything", "it failed as it should, but "
              "wrote to the iterator.");
@@ -728,22 +879,35 @@ static void compare_bytes(const k_call *c, const k_want *w, const k_res *r, cons
 /* The reference's answer against the raw result. */
 static void compare(const k_call *c, k_want *w, const k_res *r, const char *hint)
 {
-    if (r->setup_failed)
-        k_fail("%s (the test's own setup failed: this is not your code's fault)", r->msg);
+    char m[K_MSG + 20];
+    if (r->setup_failed) {   /* ends the test, even while shrinking */
+        static char setup[K_MSG + 2400];
+        char call[2000];
+        if (k_quote_messages)
+            snprintf(setup, sizeof setup, "%s (the test's own setup failed: this is not your "
+                     "code's fault)", r->msg);
+        else
+            snprintf(setup, sizeof setup, "test setup: the executor could not set up %s (its "
+                     "words are not shown) (the test's own setup failed: this is not your "
+                     "code's fault)", k_describe(c, call, sizeof call));
+        capture = NULL;
+        end_test(c, setup);
+    }
     if (r->status != w->status) {
         if (r->status == ND_ERR_NOT_IMPLEMENTED)
-            wrong(c, NULL, "it returned ND_ERR_NOT_IMPLEMENTED: %s", r->msg);
+            wrong(c, NULL, "it returned ND_ERR_NOT_IMPLEMENTED: %s",
+                  not_implemented(r, m, sizeof m));
         if (w->status == ND_OK)
-            wrong(c, hint, "it returned %s (%s), expected ND_OK.", status_name(r->status),
-                 r->msg);
+            wrong(c, hint, "it returned %s%s, expected ND_OK.", status_name(r->status),
+                 paren_message(r, m, sizeof m));
         char rule[500];
         snprintf(rule, sizeof rule, "nd.h: %s is the error when %s", status_name(w->status),
                  w->why);
         if (r->status == ND_OK)
             wrong(c, rule, "it returned ND_OK, expected %s: %s.", status_name(w->status),
                  w->why);
-        wrong(c, rule, "it returned %s (%s), expected %s: %s.", status_name(r->status), r->msg,
-             status_name(w->status), w->why);
+        wrong(c, rule, "it returned %s%s, expected %s: %s.", status_name(r->status),
+             paren_message(r, m, sizeof m), status_name(w->status), w->why);
     }
     for (int i = 0; i < c->nargs; i++)
         if (r->args_changed & (1 << i))
@@ -784,6 +948,26 @@ static const k_res *run(k_ctx *k, const k_call *c)
     return &k->res;
 }
 
+void k_output_of(k_ctx *k, const k_call *c)
+{
+    if (!k_output_alone || k->where != K_REMOTE)
+        return;
+    k->output_settled = true;
+    k->npending = 0;   /* the calls in flight are dropped with their executor */
+    k->pending_bytes = 0;
+    k_abandon(k);
+    if (k->exec_output != NULL && truncate(k->exec_output, 0) != 0) {
+        /* (the launcher truncates it too) */
+    }
+    if (c == NULL || k_restart(k) != NULL)
+        return;
+    k_res r;
+    uint32_t seq = k_write_call(k->to_exec, c);
+    if (seq != 0 && k_read_res(k->from_exec, c, seq, &r) == NULL)
+        k_res_free(&r);
+    k_abandon(k);
+}
+
 /* The comparison, its failure message returned instead of raised. */
 static const char *compared(const k_call *c, k_want *w, const k_res *r, const char *hint)
 {
@@ -800,6 +984,7 @@ static const char *compared(const k_call *c, k_want *w, const k_res *r, const ch
 
 const char *k_judge(k_ctx *k, const k_call *c, const k_res *r)
 {
+    judging = k;
     k_want w = k_reference(k, c);
     return compared(c, &w, r, NULL);
 }
@@ -841,8 +1026,10 @@ static int smaller(const k_call *c, k_call *out, int cap)
 }
 
 /* The smallest failing call found from c (which fails with msg), in a few
- * hundred calls at most: its failure message, or NULL if none is smaller. */
-static char *shrink(k_ctx *k, const k_call *c, nd_status status, const char *hint)
+ * hundred calls at most: its failure message, or NULL if none is smaller;
+ * *call: that call. */
+static char *shrink(k_ctx *k, const k_call *c, nd_status status, const char *hint,
+                    const k_call **call)
 {
     static k_call best, cand[3 * 3 * K_ARGS * ND_MAX_DIMS * 2];
     static char found[5000];
@@ -860,12 +1047,15 @@ static char *shrink(k_ctx *k, const k_call *c, nd_status status, const char *hin
                 snprintf(found, sizeof found, "%s", m);
                 best = cand[i];
                 any = true;
+                k_abandon(k);   /* a failing call ends its executor (a CUDA fault
+                                   leaves its device unusable): the next on a new one */
                 break;
             }
         }
         if (i == n || budget <= 0)
             break;
     }
+    *call = &best;
     return any ? found : NULL;
 }
 
@@ -874,24 +1064,26 @@ static char *shrink(k_ctx *k, const k_call *c, nd_status status, const char *hin
 static void failed(k_ctx *k, const k_call *c, k_want *w, const k_res *r, const char *m,
                    const char *hint)
 {
-    static char first[5000];
+    static char first[5000], both[10500];
     snprintf(first, sizeof first, "%s", m);
     if (w->status != ND_OK || r->status == ND_ERR_NOT_IMPLEMENTED || c->nargs == 0)
-        ck_abort_msg("%s", first);
+        end_test(c, first);
     /* a case that fails: say so now (should a smaller one crash), then
      * look for the smallest failing case, as Hypothesis would */
     k_provisional(first);
-    char *small = shrink(k, c, w->status, hint);
+    const k_call *best;
+    char *small = shrink(k, c, w->status, hint, &best);
     if (small == NULL)
-        ck_abort_msg("%s", first);
+        end_test(c, first);
     /* the smallest case first, then the test's own; the hint once */
     char *h = strstr(small, " Hint: "), *h1 = strstr(first, " Hint: ");
     if (h != NULL)
         *h = '\0';
     if (h1 != NULL)
         *h1 = '\0';
-    ck_abort_msg("%s (the smallest failing case found; the case the test made: %s)%s%s", small,
-                 first, hint && hint[0] ? " Hint: " : "", hint ? hint : "");
+    snprintf(both, sizeof both, "%s (the smallest failing case found; the case the test made: "
+             "%s)%s%s", small, first, hint && hint[0] ? " Hint: " : "", hint ? hint : "");
+    end_test(best, both);
 }
 
 /* In the grader (K_REMOTE) a checked call goes out ahead of its result
@@ -916,6 +1108,7 @@ static k_ctx *sending;   /* whose calls are in flight */
 
 static void judge_oldest(k_ctx *k)
 {
+    judging = k;
     k_pending *e = &k->pending[k->head];
     k->head = (k->head + 1) % K_AHEAD;
     k->npending--;
@@ -988,6 +1181,7 @@ static void send_ahead(k_ctx *k, const k_call *c, const k_want *w, const char *h
 /* k_check, and k_expect's `status` when it is not -1. */
 static void check_as(k_ctx *k, k_call *c, int status, const char *hint)
 {
+    judging = k;
     if (c->op == K_ITER && c->at[0] == 0) {   /* the odometer's cap: a few calls past the end */
         int64_t n = c->n >= 0 && c->n <= ND_MAX_DIMS ? k_numel(c->n, c->list[0]) : 0;
         c->at[0] = (n >= 0 && n <= (1 << 20) ? n : 0) + 2;
@@ -1028,13 +1222,14 @@ void k_check_perf(k_ctx *k, k_call *c, const k_perf *rules, int n, const char *h
 {
     static const char *const kinds[] = { "global loads", "global stores", "shared loads",
                                          "shared stores" };
+    judging = k;
     hint = hint ? hint : k->test->hint;
     c->profile = true;
     k_want w = k_reference(k, c);
     const k_res *r = run(k, c);
     const char *m = compared(c, &w, r, hint);
     if (m != NULL)
-        ck_abort_msg("%s", m);   /* a wrong answer first: its speed means nothing */
+        end_test(c, m);   /* a wrong answer first: its speed means nothing */
     K_REQUIRE(w.status == ND_OK, "test setup: a performance check needs a valid call");
     if (r->nvals != w.nvals + K_PROF_VALS)
         wrong(c, NULL, "a malformed result: the kernels' counters are missing or the wrong "

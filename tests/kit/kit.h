@@ -452,6 +452,21 @@ void k_check_perf(k_ctx *k, k_call *c, const k_perf *rules, int n, const char *h
 #define K_REQUIRE(cond, ...) \
     do { if (!(cond)) ck_abort_msg(__VA_ARGS__); } while (0)
 
+/* What a failure message may carry of the code under test's own words
+ * (check.c).  k_quote_messages: true (the default, the student's runner)
+ * quotes its nd_last_error() where the message is about it ("it returned
+ * ND_ERR_LAYOUT (reshape: ...), expected ND_OK"); false (the grader's
+ * verdict, unless grader/weights.tsv says `messages quote`) relays none of
+ * its text: the message says what was wrong in the kit's own words, from
+ * the status and what was checked ("its message does not give both
+ * shapes, (2,3) and (4,)"), while the checks still read the text.
+ * k_output_alone (the grader's verdict, when the report quotes what a
+ * failing test printed): the call a failure reports runs again, alone, on
+ * a new executor whose output file starts empty, so that the output holds
+ * what that call printed and nothing of the test's other calls. */
+extern bool k_quote_messages;
+extern bool k_output_alone;
+
 /* "nd_reshape(a, 2, (6,4), &out) with a = shape=(2,3,4) strides=(12,4,1)
  * offset=0 over a buffer of 24 floats" */
 const char *k_describe(const k_call *c, char *dst, size_t cap);

@@ -40,6 +40,7 @@ struct k_ctx {
     const char *exec_output;  /* where the executor's own output goes */
     double cpu_limit;         /* seconds of CPU the code under test may use */
     double exec_cpu;          /* what an ended executor used */
+    bool output_settled;      /* k_output_of has left the output as it stands */
     /* K_REMOTE: calls sent whose results are not judged yet (check.c) */
     struct k_pending *pending;
     int head, npending;
@@ -68,6 +69,16 @@ uint32_t k_send(k_ctx *k, const k_call *c);
 void k_receive(k_ctx *k, const k_call *c, uint32_t seq, k_res *r);
 void k_exec_failed(k_ctx *k, const k_call *c, const char *err);
 void k_abandon(k_ctx *k);
+/* End k's executor, if any, and start a new one: NULL, or why it could
+ * not (it never fails the test). */
+const char *k_restart(k_ctx *k);
+
+/* The test ends with call c's failure (check.c): with k_output_alone and
+ * a remote executor, empty k's output file, then run c (NULL: nothing)
+ * again, alone, on a new executor, so that the file holds what c printed
+ * and nothing of the test's other calls.  Its result is not judged: the
+ * verdict stands. */
+void k_output_of(k_ctx *k, const k_call *c);
 
 /* The wire (wire.c): a call to the executor, a raw result back, each a
  * frame.  k_read_* validate everything and return an error text (static)

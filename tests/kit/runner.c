@@ -268,6 +268,8 @@ static void run_worker(k_plan *p, k_case *c, int fd)
     TestResult *r = tr[0];
     k_result how = worker_result;
     const char *why = executor_end(&k, &how, false);   /* ended badly after its last call? */
+    if ((why != NULL || tr_rtype(r) != CK_PASS) && !k.output_settled)
+        k_output_of(&k, NULL);   /* no call to blame: none of its output */
     double cpu = k.where == K_LOCAL ? k_cpu_of(NULL) : k.exec_cpu;
     /* in a sanitizer build, memory the code under test kept is a failure */
     if (tr_rtype(r) == CK_PASS && why == NULL && k.where == K_LOCAL &&
@@ -499,7 +501,11 @@ void k_exec_failed(k_ctx *k, const k_call *c, const char *err)
     char call[1500];
     k_describe(c, call, sizeof call);
     worker_result = K_FAIL;
-    k_fail("%s: %s", call, exec_error(k, err, &worker_result));
+    char why[1600];
+    snprintf(why, sizeof why, "%s", exec_error(k, err, &worker_result));
+    /* c alone again (check.c), unless that would cost a whole limit again */
+    k_output_of(k, worker_result == K_TIMEOUT || strstr(why, "wall-clock") ? NULL : c);
+    k_fail("%s: %s", call, why);
 }
 
 uint32_t k_send(k_ctx *k, const k_call *c)
@@ -528,6 +534,12 @@ void k_abandon(k_ctx *k)
     char said[600];
     k_reap(k->exec_pid, &status, &cpu, said, sizeof said);
     k->exec_pid = -1;
+}
+
+const char *k_restart(k_ctx *k)
+{
+    k_abandon(k);
+    return start_executor(k);
 }
 
 void k_dispatch(k_ctx *k, const k_call *c, k_res *r)
@@ -750,6 +762,9 @@ void k_run_plan(k_plan *p)
                          "waits?", backstop, s->c->limit);
                 s->c->msg = dup_str(m);
                 s->c->result = K_TIMEOUT;
+                if (k_output_alone && p->executor != NULL && truncate(s->c->output, 0) != 0) {
+                    /* none of its output (k_output_of) */
+                }
             }
             if (s->c->result == K_TIMEOUT)
                 timed_out += s->c->cpu > s->c->limit ? s->c->cpu : s->c->limit;
