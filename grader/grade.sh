@@ -165,7 +165,7 @@ ensure_times() {
         times_stale || exit 0
         echo "grade: timing the solution's tests once on this machine, to set limits" >&2
         out=$(mktemp -d "${TMPDIR:-/tmp}/grade-calibration.XXXXXX") || exit 1
-        GRADE_LESSONS= GRADE_CALIBRATING=1 bash "$0" "$root/solution" "$out" || { rm -rf "$out"; exit 1; }
+        GRADE_LESSONS= GRADE_PHASES= GRADE_CALIBRATING=1 bash "$0" "$root/solution" "$out" || { rm -rf "$out"; exit 1; }
         for v in normal asan; do
             awk -F'\t' '$4 == "pass" { print $2 "\t" $5 }' "$out/$v.tsv" >"$times-$v.tsv.tmp" &&
                 mv "$times-$v.tsv.tmp" "$times-$v.tsv" || { rm -rf "$out"; exit 1; }
@@ -225,6 +225,11 @@ esac
 # fallback sandbox cannot read): the emulator's headers and rewriter, the
 # executor's own objects (no test, no reference: grader/executor.c and the
 # kit's exec.c and wire.c).
+# phase NAME: what follows is the grade's phase NAME; with GRADE_PHASES
+# (grader/bench_grade.sh, make bench-grade) that command moves this shell,
+# and so everything it then starts, into that phase's accounting.
+phase() { [ -z "${GRADE_PHASES:-}" ] || $GRADE_PHASES "$1" "$BASHPID" || die "GRADE_PHASES failed"; }
+phase setup
 kit="$scratch/kit"
 mkdir -p "$kit/emu"
 cp -R "$root/grader/emu/include" "$root/grader/emu/cu2cpp.py" "$kit/emu/"
@@ -620,6 +625,7 @@ course_uses() {   # NAME: the other lessons' symbols the course's NAME calls
 }
 # The lesson files are checked two at a time (they are compiles), each
 # check's notes apart, gathered in lesson order.
+phase check
 checks=()
 for f in "$base/src/"[0-9][0-9]_*.c "$base/src/"[0-9][0-9]_*.cu; do
     [ -e "$f" ] || continue
@@ -712,6 +718,7 @@ build() {   # VARIANT FLAGS...: the executors of one build, in $scratch/VARIANT
 }
 
 SAN_LINK=()
+phase build-plain
 if ! build normal -O2; then
     cat "$scratch/normal/build.log" "$scratch/solution-build.log" >&2 2>/dev/null
     die "the grader's own build failed (see above)"
@@ -784,6 +791,7 @@ build_profiled() {
         }
     done
 }
+phase build-profile
 if ! build_profiled; then
     cat "$scratch/normal/build.log" "$scratch/solution-build.log" >&2 2>/dev/null
     die "the grader's own instrumented build (the performance tests) failed (see above)"
@@ -842,16 +850,18 @@ if [ -n "${GRADE_CALIBRATING:-}" ]; then
 fi
 ensure_times
 # The sanitizer build (slow to compile) goes on while the plain one runs.
-(SAN_LINK=("${SAN_FLAGS[@]}"); build asan "${SAN_FLAGS[@]}") &
+(phase build-asan; SAN_LINK=("${SAN_FLAGS[@]}"); build asan "${SAN_FLAGS[@]}") &
 asan_build=$!
 # Each test runs once per section: the lessons' tests under the
 # sanitizers, but for the large and performance tests (K_PLAIN), which
 # run here, in the plain build (-P); the integration section in the plain
 # build, without those (verdict.c).
+phase tests-plain
 "${verdict[@]}" $(uids_for 0) -P -o "$out/normal.tsv" -d "$out/outputs/normal" -x "$scratch/normal" \
     -T "$times-normal.tsv" -m 20 -s 2 -c "$out/cuda-device.txt" >/dev/null ||
     die "the verdict runner failed"
 if [ -z "${GRADE_LESSONS:-}" ]; then
+    phase tests-integration
     "${verdict[@]}" $(uids_for 1) -i -o "$out/integration.tsv" -d "$out/outputs/integration" \
         -x "$scratch/normal" -T "$times-normal.tsv" -m 20 -s 2 >/dev/null ||
         die "the verdict runner failed (integration)"
@@ -860,6 +870,7 @@ if ! wait "$asan_build"; then
     cat "$scratch/asan/build.log" >&2
     die "the grader's own sanitizer build failed (see above)"
 fi
+phase tests-asan
 env "${SAN_ENV[@]}" "${verdict[@]}" $(uids_for 2) -a -o "$out/asan.tsv" -d "$out/outputs/asan" \
     -x "$scratch/asan" -T "$times-asan.tsv" -m 20 -s 5 -k "$out/normal.tsv" >/dev/null ||
     die "the sanitizer verdict runner failed"
@@ -870,6 +881,7 @@ case $cuda_mode:$dev in
     emu:*) where="emulator (CPU)" ;;
     *) where=$dev ;;
 esac
+phase report
 "$root/build/grader/report" -w "$weights" -b "$notes" \
     -n "$out/normal.tsv" -a "$out/asan.tsv" $([ -s "$out/integration.tsv" ] && echo -i "$out/integration.tsv") \
     -o "$out" -s "$tree" -c "CUDA: $where; sandbox: $sb_mode"

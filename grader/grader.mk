@@ -129,3 +129,8 @@ mutants: grader-objs ## grade every planted bug in grader/mutants/ (M=pattern): 
 	@bash grader/mutants.sh $(M)
 
 .PHONY: mutants
+
+bench-grade: deps grader-objs ## what a grade costs: CPU s (every process), wall s, peak memory per phase, and under Gradescope's and PrairieLearn's limits (build/bench/grade.tsv; root)
+	@bash grader/bench_grade.sh $(if $(filter 1,$(QUICK)),--quick)
+
+.PHONY: bench-grade

@@ -667,6 +667,7 @@ typedef struct {
     uint32_t magic;
     int32_t how, code, sig;
     double cpu_s, wall_s;
+    int64_t peak_kb;
 } zy_reply;
 
 /* Send msg with fds (SCM_RIGHTS) on a SEQPACKET socket. */
@@ -779,6 +780,7 @@ int sb_zygote_wait(int handle, sb_result *r)
     r->sig = rep.sig;
     r->cpu_s = rep.cpu_s;
     r->wall_s = rep.wall_s;
+    r->peak_kb = rep.peak_kb;
     return 0;
 }
 
@@ -885,6 +887,7 @@ static void zy_reply_to(zy_child *k, int status, const struct rusage *ru)
     rep.cpu_s = (double)ru->ru_utime.tv_sec + 1e-6 * (double)ru->ru_utime.tv_usec +
                 (double)ru->ru_stime.tv_sec + 1e-6 * (double)ru->ru_stime.tv_usec;
     rep.wall_s = now() - k->start;
+    rep.peak_kb = ru->ru_maxrss;
     int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     rep.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     rep.sig = sig;

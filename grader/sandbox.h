@@ -114,6 +114,7 @@ typedef struct {
     int sig;         /* SB_SIGNALED, SB_CPU, SB_SECCOMP, SB_MEMORY */
     double cpu_s;    /* CPU time of everything it ran, user + system */
     double wall_s;
+    long long peak_kb; /* a zygote's child: its peak resident memory (0: not known) */
 } sb_result;
 
 /* Start argv (argv[0] an absolute path inside the sandbox) with opts.

@@ -15,6 +15,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #define MAX_FRAME ((uint32_t)1 << 30)
@@ -29,37 +30,30 @@ __attribute__((constructor)) static void keep_freed_memory(void)
     mallopt(M_TOP_PAD, 16 << 20);
 }
 
+/* A frame goes out as a list of pieces (writev): its head, the call's or
+ * result's struct, and each buffer's count and floats from where they
+ * lie, never copied into one block first (a call of two 67 MB buffers
+ * would otherwise hold them twice on each side). */
+#define MAX_PIECES (3 + 2 * (K_BUFS + 1))
 typedef struct {
-    char *p;
-    size_t len, cap;
-    bool oom;
-} wbuf;
+    struct iovec v[MAX_PIECES];
+    int n;
+    size_t len;
+} frame;
 
-static void wput(wbuf *b, const void *v, size_t n)
+static void piece(frame *f, const void *p, size_t n)
 {
-    if (b->oom)
-        return;
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + n)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (p == NULL) {
-            b->oom = true;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
+    if (n > 0 && f->n < MAX_PIECES) {
+        f->v[f->n++] = (struct iovec){ (void *)p, n };
+        f->len += n;
     }
-    memcpy(b->p + b->len, v, n);
-    b->len += n;
 }
 
-static void wbuf_floats(wbuf *b, const k_buf *f)
+static void piece_floats(frame *f, const k_buf *b)
 {
-    wput(b, &f->n, sizeof f->n);
-    if (f->n > 0)
-        wput(b, f->v, (size_t)f->n * sizeof(float));
+    piece(f, &b->n, sizeof b->n);
+    if (b->n > 0)
+        piece(f, b->v, (size_t)b->n * sizeof(float));
 }
 
 static bool wait_writable(int fd)
@@ -70,11 +64,13 @@ static bool wait_writable(int fd)
 
 bool (*k_wire_wait)(int fd);
 
-static bool write_all(int fd, const void *p, size_t n)
+/* Write the pieces of f, whatever the pipe takes at a time. */
+static bool write_frame(int fd, frame *f)
 {
-    const char *s = p;
+    struct iovec *v = f->v;
+    int n = f->n;
     while (n > 0) {
-        ssize_t w = write(fd, s, n);
+        ssize_t w = writev(fd, v, n);   /* (n <= MAX_PIECES, far below IOV_MAX) */
         if (w < 0 && errno == EINTR)
             continue;
         if (w < 0 && errno == EAGAIN) {   /* a pipe the runner made non-blocking */
@@ -84,8 +80,14 @@ static bool write_all(int fd, const void *p, size_t n)
         }
         if (w <= 0)
             return false;
-        s += w;
-        n -= (size_t)w;
+        for (size_t done = (size_t)w; done > 0;) {   /* drop what went out */
+            size_t k = done < v->iov_len ? done : v->iov_len;
+            v->iov_base = (char *)v->iov_base + k;
+            v->iov_len -= k;
+            done -= k;
+            if (v->iov_len == 0)
+                v++, n--;
+        }
     }
     return true;
 }
@@ -153,33 +155,26 @@ void k_wire_reset(void)
     rd.fd = -1;
 }
 
-/* A frame is written at once: its head (FRAME_HEAD bytes, put first in
- * every wbuf by frame_start) and body. */
+/* A frame: its head (FRAME_HEAD bytes: "ND", the sequence number, the
+ * body's length), then its body. */
 #define FRAME_HEAD 10
-static void frame_start(wbuf *b)
+static bool send_frame(int fd, frame *f, char *head, uint32_t seq)
 {
-    static const char head[FRAME_HEAD] = { 'N', 'D' };
-    wput(b, head, sizeof head);
+    uint32_t len = (uint32_t)(f->len - FRAME_HEAD);
+    if (f->n == MAX_PIECES || f->len - FRAME_HEAD >= MAX_FRAME)
+        return false;
+    head[0] = 'N';
+    head[1] = 'D';
+    memcpy(head + 2, &seq, 4);
+    memcpy(head + 6, &len, 4);
+    return write_frame(fd, f);
 }
 
-static bool send_frame(int fd, wbuf *b, uint32_t seq)
+/* The head of the next frame: its body's length, or an error text; *eof
+ * on a clean end. */
+static const char *recv_head(int fd, uint32_t want_seq, uint32_t *len, bool *eof)
 {
-    uint32_t len = (uint32_t)(b->len - FRAME_HEAD);
-    bool ok = !b->oom && b->len < MAX_FRAME;
-    if (ok) {
-        memcpy(b->p + 2, &seq, 4);
-        memcpy(b->p + 6, &len, 4);
-        ok = write_all(fd, b->p, b->len);
-    }
-    free(b->p);
-    return ok;
-}
-
-/* A frame's body (malloc'd) or an error text; *eof on a clean end. */
-static const char *recv_frame(int fd, uint32_t want_seq, char **body, uint32_t *len, bool *eof)
-{
-    char head[FRAME_HEAD];
-    *body = NULL;
+    char head[FRAME_HEAD] = { 0 };
     size_t got = read_all(fd, head, sizeof head);
     *eof = got == 0;
     if (got == 0)
@@ -195,35 +190,35 @@ static const char *recv_frame(int fd, uint32_t want_seq, char **body, uint32_t *
         return "a result for another call (a duplicate, or one nobody asked for)";
     if (*len > MAX_FRAME)
         return "a result too large";
-    *body = malloc(*len > 0 ? *len : 1);
-    if (*body == NULL)
-        return "a result too large to hold";
-    if (read_all(fd, *body, *len) < *len) {
-        free(*body);
-        *body = NULL;
-        return "the process ended in the middle of a result";
-    }
     return NULL;
 }
 
-/* A k_buf from the frame at *p (its count, then its floats), at most max
- * floats; false if it is not there whole. */
-static bool take_floats(const char **p, const char *end, k_buf *f, int64_t max)
+/* Read n bytes of the frame's body into p, of *left still to come. */
+static bool take(int fd, void *p, size_t n, uint32_t *left)
+{
+    if (n > *left || read_all(fd, p, n) < n)
+        return false;
+    *left -= (uint32_t)n;
+    return true;
+}
+
+/* A k_buf from the frame (its count, then its floats, read straight into
+ * their own block), at most max floats; false if it is not there whole. */
+static bool take_floats(int fd, k_buf *f, int64_t max, uint32_t *left)
 {
     int64_t n;
     f->v = NULL;
-    if (end - *p < (ptrdiff_t)sizeof n)
+    f->n = 0;
+    if (!take(fd, &n, sizeof n, left) || n < 0 || n > max ||
+        (uint64_t)n * sizeof(float) > *left)
         return false;
-    memcpy(&n, *p, sizeof n);
-    *p += sizeof n;
-    if (n < 0 || n > max || (uint64_t)(end - *p) < (uint64_t)n * sizeof(float))
-        return false;
-    f->n = n;
     f->v = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
-    if (f->v == NULL)
+    if (f->v == NULL || !take(fd, f->v, (size_t)n * sizeof(float), left)) {
+        free(f->v);
+        f->v = NULL;
         return false;
-    memcpy(f->v, *p, (size_t)n * sizeof(float));
-    *p += n * (int64_t)sizeof(float);
+    }
+    f->n = n;
     return true;
 }
 
@@ -233,40 +228,36 @@ static bool take_floats(const char **p, const char *end, k_buf *f, int64_t max)
 
 uint32_t k_write_call(int fd, const k_call *c)
 {
-    wbuf b = { 0 };
-    frame_start(&b);
-    k_call head = *c;
+    char head[FRAME_HEAD] = { 0 };
+    frame f = { .n = 0 };
+    piece(&f, head, sizeof head);
+    k_call h = *c;
     for (int i = 0; i < K_BUFS; i++)
-        head.bufs[i].v = NULL;
-    wput(&b, &head, sizeof head);
+        h.bufs[i].v = NULL;
+    piece(&f, &h, sizeof h);
     for (int i = 0; i < c->nbufs; i++)
-        wbuf_floats(&b, &c->bufs[i]);
+        piece_floats(&f, &c->bufs[i]);
     seq_in = ++seq_out;
-    return send_frame(fd, &b, seq_out) ? seq_out : 0;
+    return send_frame(fd, &f, head, seq_out) ? seq_out : 0;
 }
 
 /* The executor's side: it trusts its parent, but still never reads past
  * the frame. */
 const char *k_read_call(int fd, k_call *c, bool *eof)
 {
-    char *body;
-    uint32_t len;
-    const char *err = recv_frame(fd, seq_in + 1, &body, &len, eof);
+    uint32_t left;
+    const char *err = recv_head(fd, seq_in + 1, &left, eof);
     if (err != NULL)
         return err;
     seq_in++;
-    const char *p = body, *end = body + len;
-    if (len < sizeof *c) {
-        free(body);
+    if (!take(fd, c, sizeof *c, &left))
         return "a short call";
-    }
-    memcpy(c, p, sizeof *c);
-    p += sizeof *c;
+    for (int i = 0; i < K_BUFS; i++)
+        c->bufs[i].v = NULL;
     for (int i = 0; i < c->nbufs && i < K_BUFS; i++)
-        if (!take_floats(&p, end, &c->bufs[i], INT64_MAX))
-            break;
-    free(body);
-    return NULL;
+        if (!take_floats(fd, &c->bufs[i], INT64_MAX, &left))
+            return "a malformed call";
+    return left == 0 ? NULL : "a malformed call";
 }
 
 /* ---------------------------------------------------------------------- */
@@ -275,37 +266,36 @@ const char *k_read_call(int fd, k_call *c, bool *eof)
 
 bool k_write_res(int fd, const k_res *r)
 {
-    wbuf b = { 0 };
-    frame_start(&b);
-    k_res head = *r;
-    head.vals = NULL;
-    head.out_data.v = NULL;
+    char head[FRAME_HEAD] = { 0 };
+    frame f = { .n = 0 };
+    piece(&f, head, sizeof head);
+    k_res h = *r;
+    h.vals = NULL;
+    h.out_data.v = NULL;
     for (int i = 0; i < K_BUFS; i++)
-        head.after[i].v = NULL;
-    wput(&b, &head, sizeof head);
-    wbuf_floats(&b, &r->out_data);
+        h.after[i].v = NULL;
+    piece(&f, &h, sizeof h);
+    piece_floats(&f, &r->out_data);
     for (int i = 0; i < K_BUFS; i++)
-        wbuf_floats(&b, &r->after[i]);
+        piece_floats(&f, &r->after[i]);
     if (r->nvals > 0)
-        wput(&b, r->vals, (size_t)r->nvals * sizeof(int64_t));
-    return send_frame(fd, &b, seq_in);
+        piece(&f, r->vals, (size_t)r->nvals * sizeof(int64_t));
+    return send_frame(fd, &f, head, seq_in);
 }
 
 const char *k_read_res(int fd, const k_call *c, uint32_t seq, k_res *r)
 {
-    char *body;
-    uint32_t len;
+    uint32_t left;
     bool eof;
     memset(r, 0, sizeof *r);
-    const char *err = recv_frame(fd, seq, &body, &len, &eof);
+    const char *err = recv_head(fd, seq, &left, &eof);
     if (err != NULL)
         return err;
-    const char *p = body, *end = body + len;
     err = "a malformed result";
-    if (len < sizeof *r)
-        goto bad;
-    memcpy(r, p, sizeof *r);
-    p += sizeof *r;
+    if (!take(fd, r, sizeof *r, &left)) {
+        memset(r, 0, sizeof *r);
+        return err;
+    }
     r->vals = NULL;
     r->out_data = (k_buf){ 0 };
     for (int i = 0; i < K_BUFS; i++)
@@ -316,22 +306,19 @@ const char *k_read_res(int fd, const k_call *c, uint32_t seq, k_res *r)
         goto bad;
     if (r->ndim < 0 || r->ndim > ND_MAX_DIMS)   /* kept for the message; no axes */
         memset(r->shape, 0, sizeof r->shape + sizeof r->strides);
-    if (!take_floats(&p, end, &r->out_data, (int64_t)1 << 32))
+    if (!take_floats(fd, &r->out_data, (int64_t)1 << 32, &left))
         goto bad;
     for (int i = 0; i < K_BUFS; i++)
-        if (!take_floats(&p, end, &r->after[i], i < c->nbufs ? c->bufs[i].n : 0) ||
+        if (!take_floats(fd, &r->after[i], i < c->nbufs ? c->bufs[i].n : 0, &left) ||
             (r->after[i].n != 0 && r->after[i].n != c->bufs[i].n))
             goto bad;
-    if ((uint64_t)(end - p) != (uint64_t)r->nvals * sizeof(int64_t))
+    if ((uint64_t)left != (uint64_t)r->nvals * sizeof(int64_t))
         goto bad;
     r->vals = malloc((size_t)(r->nvals > 0 ? r->nvals : 1) * sizeof(int64_t));
-    if (r->vals == NULL)
+    if (r->vals == NULL || !take(fd, r->vals, left, &left))
         goto bad;
-    memcpy(r->vals, p, (size_t)r->nvals * sizeof(int64_t));
-    free(body);
     return NULL;
 bad:
-    free(body);
     k_res_free(r);
     return err;
 }
