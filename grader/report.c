@@ -189,7 +189,8 @@ static void read_results(const char *path, bool asan, bool integration)
     char line[8192], *fld[8];
     int i = 0;
     while (fgets(line, sizeof line, f) != NULL) {
-        /* lesson  test  points  result  seconds  message  hint  output-file */
+        /* lesson  test  points  result  seconds  message  hint  output-file
+         * (and verdict's 9th column, the CPU limit, which split leaves out) */
         if (split(line, fld, 8) != 8)
             die("a results file has a malformed line");
         test_row *r;

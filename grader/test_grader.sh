@@ -15,6 +15,15 @@
 #                                table) contains TEXT (a grader file's words)
 #   only N...                    grade only these lessons' tests (faster)
 #   total-below P                the total is under P% of the points
+#   same-as NAME                 every lesson (and the integration section)
+#                                that both this grade and case NAME's ran
+#                                has the same score in both (NAME: another
+#                                case of this run, graded with it even when
+#                                SELFTEST_ONLY leaves it out; judged once
+#                                every grade has ended, whatever the order)
+#   timeouts-at-limit SECONDS    some test timed out, and each that did
+#                                (normal.tsv, asan.tsv) used at most its
+#                                CPU limit (verdict's 9th column) + SECONDS
 # A folder may also hold `setup`, a bash script run in the patched tree
 # (for what a patch cannot carry, such as a 50 MB file).
 # Every grade must also end with "N passed, N failed".  The grades run four
@@ -51,16 +60,19 @@ judge() {
     [ -n "$why" ] || tail -n 1 "$work/$name.log" | grep -qE '^[0-9]+ passed, [0-9]+ failed$' ||
         why="the report does not end with 'N passed, N failed'"
     [ -n "$why" ] || why=$(python3 - "$work/$name" "$expect" "$work/$name.log" <<'EOF'
-import json, sys
+import json, os, sys
 out, expect, log = sys.argv[1], sys.argv[2], sys.argv[3]
 res = json.load(open(f"{out}/results.json"))
 notes = [l.rstrip("\n").split("\t") for l in open(f"{out}/build-notes.tsv")]
-score, top = {}, {}
-for t in res["tests"]:
-    head = t["name"].split(":")[0].split()
-    lesson = "integration" if head[0] == "integration" else int(head[1])
-    score[lesson] = score.get(lesson, 0) + t["score"]
-    top[lesson] = top.get(lesson, 0) + t["max_score"]
+def scores(res):   # each lesson's (and "integration"'s) score and points
+    score, top = {}, {}
+    for t in res["tests"]:
+        head = t["name"].split(":")[0].split()
+        lesson = "integration" if head[0] == "integration" else int(head[1])
+        score[lesson] = score.get(lesson, 0) + t["score"]
+        top[lesson] = top.get(lesson, 0) + t["max_score"]
+    return score, top
+score, top = scores(res)
 for line in open(expect):
     words = line.split()
     if not words or words[0].startswith("#"):
@@ -98,6 +110,38 @@ for line in open(expect):
         for f in [f"{out}/results.json", f"{out}/junit.xml", log]:
             if text in open(f, errors="replace").read():
                 print(f"{f.split('/')[-1]} contains '{text}', a grader file's words")
+    elif kind == "same-as":   # the other case's grade has ended too (judged after all)
+        other = os.path.join(os.path.dirname(out), words[1])
+        if not os.path.exists(f"{other}.status"):
+            print(f"same-as {words[1]}: no such case in this run")
+            continue
+        try:
+            oscore, otop = scores(json.load(open(f"{other}/results.json")))
+        except Exception as e:
+            print(f"same-as {words[1]}: its grade has no results ({e})")
+            continue
+        both = sorted(set(score) & set(oscore), key=str)
+        if not both:
+            print(f"same-as {words[1]}: the two grades ran no lesson in common")
+        for l in both:
+            if abs(score[l] - oscore[l]) > 1e-9:
+                print(f"lesson {l} scored {score[l]:.2f}/{top[l]:.2f}, "
+                      f"{words[1]} {oscore[l]:.2f}/{otop[l]:.2f}")
+    elif kind == "timeouts-at-limit":   # CPU seconds past each timeout's limit
+        margin, n = float(words[1]), 0
+        for build in ["normal", "asan"]:
+            for row in open(f"{out}/{build}.tsv"):
+                f = row.rstrip("\n").split("\t")
+                if len(f) < 4 or f[3] != "timeout":
+                    continue
+                n += 1
+                if len(f) < 9:
+                    print(f"{build}.tsv has no limit column (verdict's 9th)")
+                elif float(f[4]) > float(f[8]) + margin:
+                    print(f"{f[1]} ({build}) timed out after {float(f[4]):.2f} s of CPU, "
+                          f"its limit {float(f[8]):.2f} s + {margin:g}")
+        if n == 0:
+            print("no test timed out")
     elif kind == "only":
         pass
     else:
@@ -112,6 +156,13 @@ EOF
 }
 
 wanted() { [ -z "${SELFTEST_ONLY:-}" ] || [[ " $SELFTEST_ONLY " == *" $1 "* ]]; }
+# (a case's same-as NAME needs NAME's grade too)
+if [ -n "${SELFTEST_ONLY:-}" ]; then
+    for n in $SELFTEST_ONLY; do
+        f=grader/selftest/submissions/$n/expect
+        [ -f "$f" ] && SELFTEST_ONLY+=" $(awk '$1 == "same-as" { print $2 }' "$f" | tr '\n' ' ')"
+    done
+fi
 
 # Time the solution's tests once (the limits), then grade the solution, the
 # skeleton and every submission, AT_ONCE at a time.

@@ -52,8 +52,13 @@
  * that call printed (for a report that quotes it: weights.tsv `output`).
  *
  * One TSV line per test:
- *   lesson  test  points  result  seconds  message  hint  output-file
- * result is pass, fail, crash, timeout or skipped; seconds are CPU seconds.
+ *   lesson  test  points  result  seconds  message  hint  output-file  limit
+ * result is pass, fail, crash, timeout or skipped; seconds are CPU seconds;
+ * limit is the CPU seconds the test was allowed ("%.3f": FACTOR times the
+ * solution's, at least FLOOR, or the shorter limit of the tests that
+ * started after timeouts had used their budget, tests/kit/runner.h), so
+ * that a timeout can be checked against it (the grader's self-tests:
+ * timeouts-at-limit).  report.c reads the first eight columns.
  */
 #include "runner.h"
 #include "sandbox.h"
@@ -383,7 +388,7 @@ int main(int argc, char **argv)
         k_tsv_field(results, strcmp(result, "pass") == 0 && !c->skip ? "" : msg);
         fputc('\t', results);
         k_tsv_field(results, c->test->hint);
-        fprintf(results, "\t%s\n", c->output && !c->skip ? c->output : "");
+        fprintf(results, "\t%s\t%.3f\n", c->output && !c->skip ? c->output : "", c->limit);
         passed += strcmp(result, "pass") == 0;
     }
     fclose(results);
