@@ -510,6 +510,14 @@ check_lesson() {   # FILE: 0 if the submission's version is accepted
     local may
     may=$(course_uses "$name")
     extra=$(undefined "$obj" | comm -12 - "$scratch/lesson-syms" | comm -23 - <(echo "$may"))
+    if [ -z "$extra" ]; then   # the framework's copies of whole arrays
+        extra=$(undefined "$obj" | comm -12 - <(awk -F'\t' '$1 == "*" && $2 == "framework" {
+                    gsub(/ /, "\n", $3); print $3 }' "$root/grader/carries.tsv" | sort -u))
+        if [ -n "$extra" ]; then
+            note "$lesson" rejected "src/$name calls $(echo $extra): the framework's copies of whole arrays are the tests' tools, and would do a lesson's work (lesson 2's gather); a lesson file may not call them (grader/carries.tsv)"
+            return 1
+        fi
+    fi
     if [ -n "$extra" ]; then
         note "$lesson" rejected "src/$name calls $(echo $extra) of another lesson; lesson $lesson's file may call only the other lessons' functions that the course's own version of it calls ($(echo ${may:-none})): each lesson is graded beside the course's versions of the others, which hold nothing else (see the instructor guide, \"What an executor carries\")"
         return 1
