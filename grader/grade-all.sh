@@ -134,6 +134,11 @@ task() {   # OUTDIR INDEX
     fi
     grade "$tree" "$dir" "$dir/report.txt"
     rc=$?
+    if [ $rc -ne 0 ] && ! over_limit $rc; then   # the grader's own failure: once more
+        mv "$dir/report.txt" "$dir/report-first-try.txt" 2>/dev/null
+        grade "$tree" "$dir" "$dir/report.txt"
+        rc=$?
+    fi
     if over_limit $rc; then
         limit_message >"$dir/error"
     elif [ $rc -ne 0 ]; then
@@ -206,6 +211,17 @@ n=${#names[@]}
 
 if [ "$runner" = local ]; then
     echo "grade-all: grading $n submissions, $jobs at a time"
+    # The sandbox's mode, found once for the whole batch: every grade runs
+    # in it or fails (and is tried once more), never in a weaker one found
+    # when the machine is busy (each grade also has uids of its own).
+    if [ -z "${SB_MODE:-}" ] && [ -x "$root/build/grader/sandbox" ]; then
+        case $("$root/build/grader/sandbox" mode) in
+            namespaces*) export SB_MODE=namespaces ;;
+            uid*) export SB_MODE=uid ;;
+            *) export SB_MODE=none ;;
+        esac
+        echo "grade-all: sandbox mode for the whole batch: $SB_MODE"
+    fi
     # Time the solution first, once, rather than in every parallel grade.
     bash "$grader" --calibrate || die "could not time the solution"
     # (xargs stops at a worker killed by a signal: `|| true` keeps it going)

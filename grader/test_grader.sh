@@ -205,10 +205,26 @@ batch() {
     echo "not a submission" >"$work/batch/bob/notes.txt"
     GRADE_LESSONS=1 bash grader/grade-all.sh "$work/batch" "$work/batch-out" 2 >"$work/batch.log" 2>&1
 }
+# A crowd: a submission whose every lesson 1 test starts 1200 sleeping
+# threads (grader/selftest/crowd/patch), graded by grade-all beside two
+# copies of the solution, three at once: every grade has uids of its own,
+# so all three keep full marks, in the sandbox mode the batch started with.
+crowd() {
+    local s
+    mkdir -p "$work/crowd"
+    for s in ann bob; do cp -R "$root/solution" "$work/crowd/$s"; done
+    cp -R "$root/solution" "$work/crowd/crowd" &&
+        patch -s -p1 -d "$work/crowd/crowd" <grader/selftest/crowd/patch &&
+        GRADE_LESSONS=1 bash grader/grade-all.sh "$work/crowd" "$work/crowd-out" 3 >"$work/crowd.log" 2>&1
+}
 running=0
 if wanted batch; then
     batch &
     running=1
+fi
+if wanted crowd; then
+    crowd &
+    running=$((running + 1))
 fi
 only_of() {   # NAME: the lessons its expect file grades ("" for all)
     [ ! -f "grader/selftest/submissions/$1/expect" ] ||
@@ -241,6 +257,34 @@ EOF2
 fi
 
 passed=0 failed=0
+if wanted crowd; then
+    crowd_why=$(python3 - "$work/crowd-out" "$work/crowd.log" <<'EOF4'
+import csv, os, re, sys
+out, log = sys.argv[1], sys.argv[2]
+m = re.search(r"sandbox mode for the whole batch: (\w+)", open(log).read())
+want = {"namespaces": "namespaces", "uid": "uid", "none": "limits"}.get(m.group(1)) if m else None
+try:
+    rows = {r["submission"]: r for r in csv.DictReader(open(f"{out}/gradebook.csv"))}
+except OSError as e:
+    rows, want = {}, f"no gradebook ({e})"
+for s in ("ann", "bob", "crowd"):
+    r = rows.get(s)
+    if not r or r["status"] != "graded" or r["total"] != r["max"]:
+        print(f"{s} should be graded in full: {r}")
+        continue
+    mode = open(f"{out}/reports/{s}/sandbox-mode.txt").read()
+    if want is None or not mode.startswith(want):
+        print(f"{s} was graded in the sandbox mode '{mode.strip()}', the batch's is {want}")
+EOF4
+)
+    if [ -z "$crowd_why" ]; then
+        echo "ok - crowd: 1200 threads per test beside two correct grades: all full, in the batch's sandbox mode"
+        passed=$((passed + 1))
+    else
+        echo "not ok - crowd: $(echo "$crowd_why" | head -n 3 | tr '\n' ' ') $(tail -n 2 "$work/crowd.log" | tr '\n' ' ')"
+        failed=$((failed + 1))
+    fi
+fi
 # A whole grade past its time limit stops, with everything it started, and
 # says so in results.json.
 if wanted time_limit; then
