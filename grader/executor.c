@@ -49,7 +49,7 @@ static int one_test(double cpu_seconds)
         fprintf(stderr, "executor: cannot lock down: %s\n", sb_error());
         return 3;
     }
-    int rc = k_serve(0, 3, k_exec);
+    int rc = k_serve(0, 3, k_exec_owning);
     if (__gcov_dump != NULL)
         __gcov_dump();
     return rc;

@@ -4,7 +4,8 @@
  *
  *   verdict -o results.tsv -d OUTDIR -x EXECDIR [-l LESSON]... [-t TEST]
  *           [-a] [-i] [-P] [-g] [-j JOBS] [-T times.tsv] [-m FACTOR] [-s FLOOR]
- *           [-k plain-results.tsv] [-c device.txt] [-R LESSON]... [-U UID] [-M] [-O]
+ *           [-k plain-results.tsv] [-c device.txt] [-R LESSON]... [-U UID] [-B MB]
+ *           [-M] [-O]
  *
  * This process never loads submitted code (tests/kit/README.md, "Where the
  * verdict is taken").  Each test's calls go to an EXECUTOR built from the
@@ -52,13 +53,17 @@
  * that call printed (for a report that quotes it: weights.tsv `output`).
  *
  * One TSV line per test:
- *   lesson  test  points  result  seconds  message  hint  output-file  limit
+ *   lesson  test  points  result  seconds  message  hint  output-file  limit  MB
  * result is pass, fail, crash, timeout or skipped; seconds are CPU seconds;
  * limit is the CPU seconds the test was allowed ("%.3f": FACTOR times the
  * solution's, at least FLOOR, or the shorter limit of the tests that
  * started after timeouts had used their budget, tests/kit/runner.h), so
  * that a timeout can be checked against it (the grader's self-tests:
- * timeouts-at-limit).  report.c reads the first eight columns.
+ * timeouts-at-limit); MB is the peak resident memory of the test's
+ * worker and its largest executor together (the calibration keeps the
+ * solution's: -B bounds the expected memory of the tests that run at
+ * once, in MB, so that a grade fits a container's memory; a test larger
+ * than that runs alone).  report.c reads the first eight columns.
  */
 #include "runner.h"
 #include "sandbox.h"
@@ -200,7 +205,8 @@ static pid_t sandboxed(const char *path, int calls, int results, const char *out
     return h + 1;   /* the handle, as a positive "pid" */
 }
 
-static int sandbox_reap(pid_t pid, int *status, double *cpu, char *why, size_t cap)
+static int sandbox_reap(pid_t pid, int *status, double *cpu, double *peak_mb, char *why,
+                        size_t cap)
 {
     sb_result r;
     if (sb_zygote_wait((int)pid - 1, &r) != 0) {
@@ -209,6 +215,7 @@ static int sandbox_reap(pid_t pid, int *status, double *cpu, char *why, size_t c
         return -1;
     }
     *cpu = r.cpu_s;
+    *peak_mb = (double)r.peak_kb / 1024;
     switch (r.how) {
     case SB_EXITED: *status = (r.code & 0xff) << 8; break;
     case SB_SIGNALED: *status = r.sig; break;
@@ -230,7 +237,7 @@ static void usage(void)
     fprintf(stderr, "usage: verdict -o results.tsv -d OUTDIR -x EXECDIR [-l LESSON]... "
                     "[-t TEST] [-a] [-g] [-i] [-P] [-j JOBS]\n"
                     "               [-T times.tsv] [-m FACTOR] [-s FLOOR] [-k results.tsv] "
-                    "[-c device.txt] [-R LESSON]... [-U UID] [-M] [-O]\n");
+                    "[-c device.txt] [-R LESSON]... [-U UID] [-B MB] [-M] [-O]\n");
     exit(2);
 }
 
@@ -269,10 +276,10 @@ int main(int argc, char **argv)
     const char *results_path = NULL, *outdir = NULL, *only = NULL, *times = NULL;
     const char *skip_path = NULL, *device_path = NULL;
     bool want[64] = { false }, any_lesson = false, rejected[64] = { false };
-    double factor = 10, floor = 1;
+    double factor = 10, floor = 1, mem_budget = 0;
     int opt, jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
     k_quote_messages = false;   /* -M: kit.h */
-    while ((opt = getopt(argc, argv, "o:d:x:l:t:agiPj:T:m:s:k:c:R:U:MO")) != -1) {
+    while ((opt = getopt(argc, argv, "o:d:x:l:t:agiPj:T:m:s:k:c:R:U:B:MO")) != -1) {
         switch (opt) {
         case 'o': results_path = optarg; break;
         case 'd': outdir = optarg; break;
@@ -290,6 +297,7 @@ int main(int argc, char **argv)
         case 'k': skip_path = optarg; break;
         case 'c': device_path = optarg; break;
         case 'R': rejected[lesson_arg(optarg)] = true; break;
+        case 'B': mem_budget = atof(optarg); break;
         case 'U': first_uid = (uid_t)strtoul(optarg, NULL, 10); break;
         case 'M': k_quote_messages = true; break;
         case 'O': k_output_alone = true; break;
@@ -357,7 +365,7 @@ int main(int argc, char **argv)
         if (!cases[i].skip)
             zygote_for(executor_for(&cases[i]), true);
     k_plan plan = { .cases = cases, .n = n, .jobs = jobs, .outdir = outdir,
-                    .executor = executor_for };
+                    .executor = executor_for, .mem_budget_mb = mem_budget };
     k_run_plan(&plan);
     bool lost = false;
     for (int i = 0; i < nzygotes; i++)
@@ -388,7 +396,8 @@ int main(int argc, char **argv)
         k_tsv_field(results, strcmp(result, "pass") == 0 && !c->skip ? "" : msg);
         fputc('\t', results);
         k_tsv_field(results, c->test->hint);
-        fprintf(results, "\t%s\t%.3f\n", c->output && !c->skip ? c->output : "", c->limit);
+        fprintf(results, "\t%s\t%.3f\t%.0f\n", c->output && !c->skip ? c->output : "",
+                c->limit, c->peak_mb);
         passed += strcmp(result, "pass") == 0;
     }
     fclose(results);

@@ -535,6 +535,9 @@ int k_count(const k_ctx *k, int n);
 /* The executor's side (exec.c, wire.c): run one call, fill r (vals and
  * buffers are malloc'd; k_res_free frees them). */
 void k_exec(const k_call *c, k_res *r);
+/* The same, freeing the call's input floats (setting them NULL) once its
+ * buffers hold them: the grader's executor, whose calls it owns. */
+void k_exec_owning(const k_call *c, k_res *r);
 void k_res_free(k_res *r);
 
 #endif /* ND_KIT_H */

@@ -40,6 +40,7 @@ struct k_ctx {
     const char *exec_output;  /* where the executor's own output goes */
     double cpu_limit;         /* seconds of CPU the code under test may use */
     double exec_cpu;          /* what an ended executor used */
+    double exec_peak_mb;      /* the largest peak memory of its executors */
     bool output_settled;      /* k_output_of has left the output as it stands */
     /* K_REMOTE: calls sent whose results are not judged yet (check.c) */
     struct k_pending *pending;

@@ -130,9 +130,12 @@ void k_set_limits(k_case *cases, int n, const char *times_path, double factor, d
             continue;
         *tab = '\0';
         double solution = atof(tab + 1);
+        char *tab2 = strchr(tab + 1, '\t');
+        double mb = tab2 != NULL ? atof(tab2 + 1) : 0;
         for (int i = 0; i < n; i++)
             if (strcmp(cases[i].name, line) == 0) {
                 cases[i].expected = solution;
+                cases[i].expected_mb = mb;
                 if (solution * factor > floor)
                     cases[i].limit = solution * factor;
                 if (3 * solution > floor / 4)
@@ -251,14 +254,14 @@ END_TEST
  * test, line, then "file\0message\0". */
 typedef struct {
     int result, line;
-    double cpu;
+    double cpu, exec_peak_mb;
 } report_head;
 
 /* Each report is a 4-byte length, then the record; the runner keeps the
  * last whole one (a provisional report stands if the worker dies later). */
 static void report(int fd, k_result res, double cpu, const char *file, int line, const char *msg)
 {
-    report_head h = { (int)res, line, cpu };
+    report_head h = { (int)res, line, cpu, current != NULL ? current->exec_peak_mb : 0 };
     file = file ? file : "";
     msg = msg ? msg : "";
     uint32_t len = (uint32_t)(sizeof h + strlen(file) + 1 + strlen(msg) + 1);
@@ -366,7 +369,8 @@ static pid_t plain_launch(const char *path, int calls, int results, const char *
 
 k_launcher *k_launch = plain_launch;
 
-static int plain_reap(pid_t pid, int *status, double *cpu, char *why, size_t cap)
+static int plain_reap(pid_t pid, int *status, double *cpu, double *peak_mb, char *why,
+                      size_t cap)
 {
     struct rusage ru;
     (void)why;
@@ -375,6 +379,7 @@ static int plain_reap(pid_t pid, int *status, double *cpu, char *why, size_t cap
     while ((w = wait4(pid, status, 0, &ru)) < 0 && errno == EINTR)
         ;
     *cpu = k_cpu_of(&ru);
+    *peak_mb = (double)ru.ru_maxrss / 1024;
     return w == pid ? 0 : -1;
 }
 
@@ -563,7 +568,10 @@ static const char *executor_end(k_ctx *k, k_result *res, bool mid_call)
     close(k->from_exec);
     int status = 0;
     char said[600] = "";
-    k_reap(k->exec_pid, &status, &k->exec_cpu, said, sizeof said);
+    double peak = 0;
+    k_reap(k->exec_pid, &status, &k->exec_cpu, &peak, said, sizeof said);
+    if (peak > k->exec_peak_mb)
+        k->exec_peak_mb = peak;
     k->exec_pid = -1;
     if (extra) {
         *res = K_FAIL;
@@ -621,7 +629,10 @@ void k_abandon(k_ctx *k)
     int status;
     double cpu;
     char said[600];
-    k_reap(k->exec_pid, &status, &cpu, said, sizeof said);
+    double peak = 0;
+    k_reap(k->exec_pid, &status, &cpu, &peak, said, sizeof said);
+    if (peak > k->exec_peak_mb)
+        k->exec_peak_mb = peak;
     k->exec_pid = -1;
 }
 
@@ -694,9 +705,11 @@ static bool read_more(slot *s)
     return r > 0;
 }
 
-static void take_report(slot *s, int status, double cpu_self, k_plan *p)
+static void take_report(slot *s, int status, const struct rusage *ru, k_plan *p)
 {
     k_case *c = s->c;
+    double cpu_self = k_cpu_of(ru);
+    c->peak_mb = (double)ru->ru_maxrss / 1024;   /* the worker's, then its executors' */
     const char *last = NULL;
     size_t last_len = 0;
     for (size_t at = 0; at + 4 <= s->len;) {   /* the last whole record */
@@ -716,6 +729,7 @@ static void take_report(slot *s, int status, double cpu_self, k_plan *p)
         size_t lf = strnlen(file, last_len - sizeof h);
         const char *msg = lf + 1 < last_len - sizeof h ? file + lf + 1 : "";
         if (h.result >= K_PASS && h.result <= K_TIMEOUT) {
+            c->peak_mb += h.exec_peak_mb;
             c->result = (k_result)h.result;
             c->cpu = died ? cpu_self : h.cpu;
             c->file = file[0] ? dup_str(file) : NULL;
@@ -798,10 +812,16 @@ void k_run_plan(k_plan *p)
             order[total++] = i;
     order_base = p->cases;
     qsort(order, (size_t)total, sizeof *order, by_expected);
-    double timed_out = 0;
+    double timed_out = 0, mem_running = 0;
     for (;;) {
         for (; running < jobs && next < total; next++, running++) {
             k_case *c = &p->cases[order[next]];
+            /* the memory the running cases are expected to hold: a case
+             * that would take them past the budget waits (alone, it runs) */
+            if (running > 0 && p->mem_budget_mb > 0 &&
+                mem_running + c->expected_mb > p->mem_budget_mb)
+                break;
+            mem_running += c->expected_mb;
             if (timed_out > K_TIMEOUT_BUDGET && c->short_limit > 0 && c->short_limit < c->limit)
                 c->limit = c->short_limit;
             int j = 0;
@@ -842,7 +862,7 @@ void k_run_plan(k_plan *p)
                 close(s->fd);
             }
             bool walled = now() - s->start > backstop;
-            take_report(s, status, k_cpu_of(&ru), p);
+            take_report(s, status, &ru, p);
             if (walled && s->c->result != K_PASS) {
                 free(s->c->msg);
                 char m[300];
@@ -858,6 +878,7 @@ void k_run_plan(k_plan *p)
             if (s->c->result == K_TIMEOUT)
                 timed_out += s->c->cpu > s->c->limit ? s->c->cpu : s->c->limit;
             done++;
+            mem_running -= s->c->expected_mb;
             if (p->progress)
                 p->progress(s->c, done, total, false);
             free(s->buf);

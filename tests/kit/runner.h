@@ -31,6 +31,8 @@ typedef struct k_case {
     double short_limit;    /* ... once timeouts have used the plan's budget */
     double expected;       /* the solution's CPU seconds (0: not known); the
                               plan starts the longest cases first */
+    double expected_mb;    /* the solution's peak memory, this process's and
+                              its executors' (0: not known) */
     bool skip;             /* not run (result K_SKIPPED, msg says why) */
     /* the outcome */
     k_result result;
@@ -38,6 +40,8 @@ typedef struct k_case {
     char *file;            /* where the failing check is, or NULL */
     int line;
     double cpu;            /* seconds */
+    double peak_mb;        /* peak resident memory: the worker's and its
+                              executors' (the largest), MB */
     char *output;          /* the file the code under test prints to */
 } k_case;
 
@@ -49,6 +53,9 @@ typedef struct k_plan {
      * start for a case (k_launch starts it). */
     const char *(*executor)(const k_case *c);
     const char *outdir;           /* where each case's output goes */
+    /* at most this many MB of the cases' expected memory at once (0: no
+     * bound; a case larger than it runs alone) */
+    double mem_budget_mb;
     /* called as cases start and end (for a progress line) */
     void (*progress)(const k_case *c, int done, int total, bool started);
 } k_plan;
@@ -84,9 +91,11 @@ typedef pid_t k_launcher(const char *path, int calls, int results, const char *o
 extern k_launcher *k_launch;
 
 /* Wait for a launched executor: a wait status as waitpid gives it, its
- * CPU seconds, and, when the launcher knows better (the sandbox killed
- * it), a sentence in why (else why[0] stays '\0').  The default is wait4. */
-typedef int k_reaper(pid_t pid, int *status, double *cpu, char *why, size_t cap);
+ * CPU seconds, its peak resident memory in MB (0: not known), and, when
+ * the launcher knows better (the sandbox killed it), a sentence in why
+ * (else why[0] stays '\0').  The default is wait4. */
+typedef int k_reaper(pid_t pid, int *status, double *cpu, double *peak_mb, char *why,
+                     size_t cap);
 extern k_reaper *k_reap;
 
 /* Probe the CUDA device in an executor (`executor`, as k_launch takes it;
@@ -95,8 +104,9 @@ extern k_reaper *k_reap;
 bool k_probe_cuda(const char *executor, char *name, size_t cap);
 
 /* Seconds of CPU a case may use: per-test times measured on the solution
- * ("name<TAB>seconds" lines) times `factor`, at least `floor`; its short
- * limit (see k_run_plan) is 3 times the solution's, at least floor/4. */
+ * ("name<TAB>seconds[<TAB>MB]" lines) times `factor`, at least `floor`;
+ * its short limit (see k_run_plan) is 3 times the solution's, at least
+ * floor/4; MB, the solution's peak memory, is the case's expected_mb. */
 void k_set_limits(k_case *cases, int n, const char *times_path, double factor, double floor);
 
 const char *k_result_word(k_result r);
