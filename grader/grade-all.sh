@@ -140,6 +140,7 @@ task() {   # OUTDIR INDEX
         rc=$?
     fi
     if over_limit $rc; then
+        bash "$root/grader/partial_report.sh" "$dir" "$limit" >>"$dir/report.txt" 2>&1
         limit_message >"$dir/error"
     elif [ $rc -ne 0 ]; then
         echo "the grade failed (exit $rc): $(tail -n 3 "$dir/report.txt" | tr '\n' ' ')" >"$dir/error"
@@ -156,6 +157,7 @@ one() {   # TREE OUTDIR
     grade "$1" "$2" -
     rc=$?
     if over_limit $rc; then
+        bash "$root/grader/partial_report.sh" "$2" "$limit"
         echo "grade: $(limit_message)" >&2
         exit 1
     fi

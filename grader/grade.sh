@@ -76,11 +76,9 @@ if [ -z "${GRADE_LIMITED:-}" ] && [ $# -eq 2 ]; then
     rc=$?
     [ $rc -gt 128 ] && kill -0 $graded 2>/dev/null && { wait $graded; rc=$?; }
     if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-        msg="grade: stopped after $limit s, the time limit of a whole grade (GRADE_TIMEOUT): no score. Its tests ran out of time one after another, or the machine is far too busy."
-        mkdir -p "$2" && python3 -c 'import json, sys
-json.dump({"score": 0, "output": sys.argv[1], "tests": []}, open(sys.argv[2], "w"))' \
-            "$msg" "$2/results.json"
-        echo "$msg" >&2
+        # the tests that finished, and the rest as not run
+        bash "$root/grader/partial_report.sh" "$2" "$limit" >&2
+        echo "grade: stopped after $limit s, the time limit of a whole grade (GRADE_TIMEOUT): the score is incomplete" >&2
         exit 2
     fi
     exit $rc
@@ -217,7 +215,7 @@ tree=$1 out=$2
 
 mkdir -p "$out" || die "cannot create $out"
 out=$(cd "$out" && pwd)
-rm -rf "$out/outputs" "$out"/*.tsv "$out/results.json" "$out/junit.xml"
+rm -rf "$out/outputs" "$out/.pending" "$out"/*.tsv "$out"/*.tsv.done "$out/results.json" "$out/junit.xml"
 mkdir -p "$out/outputs/normal" "$out/outputs/asan" "$out/outputs/integration"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/grade.XXXXXX") || die "no scratch folder"
 # GRADE_KEEP=1 keeps the scratch builds (for the grader's authors)
@@ -690,6 +688,15 @@ for f in "${checks[@]}"; do
     *)  die "checking src/$name failed" ;;
     esac
 done
+# Every test of each run, listed as not run before any runs (verdict -L):
+# the report of a grade that its time limit stops (partial_report.sh).
+mkdir -p "$out/.pending" && printf '%s' "$tree" >"$out/.pending/tree" ||
+    die "cannot write $out/.pending"
+listed=("$root/build/grader/verdict" -L -x "$scratch/normal" -d "$out/.pending" "${rejected[@]}")
+for l in ${GRADE_LESSONS:-}; do listed+=(-l "$l"); done
+"${listed[@]}" -P -o "$out/.pending/normal.tsv" && "${listed[@]}" -a -o "$out/.pending/asan.tsv" &&
+    { [ -n "${GRADE_LESSONS:-}" ] || "${listed[@]}" -i -o "$out/.pending/integration.tsv"; } ||
+    die "the verdict could not list the tests"
 
 
 build() {   # VARIANT FLAGS...: the executors of one build, in $scratch/VARIANT
@@ -926,3 +933,6 @@ phase report
 "$root/build/grader/report" -w "$weights" -b "$notes" \
     -n "$out/normal.tsv" -a "$out/asan.tsv" $([ -s "$out/integration.tsv" ] && echo -i "$out/integration.tsv") \
     -o "$out" -s "$tree" -c "CUDA: $where; sandbox: $sb_mode"
+rc=$?
+rm -rf "$out/.pending"
+exit $rc

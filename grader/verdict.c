@@ -107,7 +107,7 @@ static const char *executor_for(const k_case *c)
  * grader's, and forks a fresh child per test, which locks itself down
  * before it reads a call.  The server, the child's parent, measures the
  * child's CPU time and enforces its limits from outside. */
-static bool gpu, asan, plain_only;
+static bool gpu, asan, plain_only, list_only;
 #define MAX_EXECUTORS 32
 static struct {
     char path[4200];
@@ -232,6 +232,48 @@ static int sandbox_reap(pid_t pid, int *status, double *cpu, double *peak_mb, ch
     return 0;
 }
 
+/* The CUDA device, as the probe found it. */
+static bool cuda_ok;
+static char cuda_name[800];
+static bool rejected_lesson[64];
+
+/* Case c's row of the results (the header says what each field is);
+ * pending: not run, the grade having run out of time.  Whether it passed. */
+static bool write_row(FILE *f, const k_case *c, bool pending)
+{
+    const char *result = k_result_word(c->result), *msg = c->msg;
+    if (pending) {
+        result = "skipped";
+        msg = "not run: the grade ran out of time before this test (see the report's first lines)";
+    } else if (c->dev == ND_CUDA && !cuda_ok && !rejected_lesson[c->lesson]) {
+        result = "crash";
+        msg = cuda_name;
+    } else if (c->skip && c->msg != NULL && strstr(c->msg, "build's result stands")) {
+        result = "pass";   /* the other build's result stands */
+    }
+    fprintf(f, "%d\t%s\t%g\t%s\t%.4f\t", c->lesson, c->name, c->points, result, c->cpu);
+    k_tsv_field(f, strcmp(result, "pass") == 0 && !c->skip ? "" : msg);
+    fputc('\t', f);
+    k_tsv_field(f, c->test->hint);
+    fprintf(f, "\t%s\t%.3f\t%.0f\n", c->output && !c->skip && !pending ? c->output : "",
+            c->limit, c->peak_mb);
+    return strcmp(result, "pass") == 0;
+}
+
+static char done_path[4200];
+static FILE *done_rows;
+
+/* k_plan's progress hook: a case's row as soon as it ends. */
+static void row_done(const k_case *c, int done, int total, bool started)
+{
+    (void)done;
+    (void)total;
+    if (!started) {
+        write_row(done_rows, c, false);
+        fflush(done_rows);
+    }
+}
+
 static void usage(void)
 {
     fprintf(stderr, "usage: verdict -o results.tsv -d OUTDIR -x EXECDIR [-l LESSON]... "
@@ -279,7 +321,7 @@ int main(int argc, char **argv)
     double factor = 10, floor = 1, mem_budget = 0;
     int opt, jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
     k_quote_messages = false;   /* -M: kit.h */
-    while ((opt = getopt(argc, argv, "o:d:x:l:t:agiPj:T:m:s:k:c:R:U:B:MO")) != -1) {
+    while ((opt = getopt(argc, argv, "o:d:x:l:t:agiPLj:T:m:s:k:c:R:U:B:MO")) != -1) {
         switch (opt) {
         case 'o': results_path = optarg; break;
         case 'd': outdir = optarg; break;
@@ -290,6 +332,7 @@ int main(int argc, char **argv)
         case 'g': gpu = true; break;
         case 'i': integration = true; break;
         case 'P': plain_only = true; break;
+        case 'L': list_only = true; break;
         case 'j': jobs = atoi(optarg); break;
         case 'T': times = optarg; break;
         case 'm': factor = atof(optarg); break;
@@ -316,16 +359,6 @@ int main(int argc, char **argv)
     snprintf(exec_paths[8], sizeof exec_paths[8], "%s/exec-all", execdir);
     snprintf(profiled_paths[8], sizeof profiled_paths[8], "%s/exec-all-profile", execdir);
 
-    char cuda_name[800];
-    zygote_for(exec_paths[integration ? 8 : 6], true);
-    bool cuda_ok = k_probe_cuda(exec_paths[integration ? 8 : 6], cuda_name, sizeof cuda_name);
-    if (device_path != NULL) {
-        FILE *f = fopen(device_path, "w");
-        if (f != NULL) {
-            fprintf(f, "%s\n%s\n", cuda_ok ? cuda_name : "unusable", cuda_ok ? "" : cuda_name);
-            fclose(f);
-        }
-    }
     int n;
     k_case *cases = k_cases(suites, NSUITES, K_CPU | K_CUDA, only, any_lesson ? want : NULL, &n);
     if (integration) {   /* the large and the performance tests: per lesson only */
@@ -336,6 +369,7 @@ int main(int argc, char **argv)
         n = kept;
     }
     k_set_limits(cases, n, times, factor, floor);
+    memcpy(rejected_lesson, rejected, sizeof rejected_lesson);
     for (int i = 0; i < n; i++) {
         k_case *c = &cases[i];
         bool moved = c->suite->lesson >= 2 && c->suite->lesson <= 5;
@@ -347,8 +381,6 @@ int main(int argc, char **argv)
         if (rejected[c->lesson]) {
             c->skip = true;
             c->msg = strdup("not run: this lesson's file was not accepted (see the build notes)");
-        } else if (c->dev == ND_CUDA && !cuda_ok) {
-            c->skip = true;
         } else if (asan && (c->test->where & K_PLAIN)) {
             c->skip = true;
             c->msg = strdup("not run under the sanitizers: too slow there; the plain build's "
@@ -361,11 +393,45 @@ int main(int argc, char **argv)
             c->msg = strdup("not run: it failed in the plain build already");
         }
     }
+    if (list_only) {   /* -L: every case's row, as a grade that ran out of time first */
+        cuda_ok = true;
+        FILE *f = fopen(results_path, "w");
+        if (f == NULL) {
+            perror(results_path);
+            return 2;
+        }
+        for (int i = 0; i < n; i++)
+            write_row(f, &cases[i], !cases[i].skip);
+        return fclose(f) == 0 ? 0 : 2;
+    }
+    zygote_for(exec_paths[integration ? 8 : 6], true);
+    cuda_ok = k_probe_cuda(exec_paths[integration ? 8 : 6], cuda_name, sizeof cuda_name);
+    if (device_path != NULL) {
+        FILE *f = fopen(device_path, "w");
+        if (f != NULL) {
+            fprintf(f, "%s\n%s\n", cuda_ok ? cuda_name : "unusable", cuda_ok ? "" : cuda_name);
+            fclose(f);
+        }
+    }
+    for (int i = 0; i < n; i++)
+        if (!cases[i].skip && cases[i].dev == ND_CUDA && !cuda_ok)
+            cases[i].skip = true;
     for (int i = 0; i < n; i++)   /* a sandbox for each executor the tests use */
         if (!cases[i].skip)
             zygote_for(executor_for(&cases[i]), true);
+    /* each case's row as it ends, in RESULTS.done: a grade stopped by its
+     * time limit reports the tests that finished (grade.sh) */
+    snprintf(done_path, sizeof done_path, "%s.done", results_path);
+    if ((done_rows = fopen(done_path, "w")) == NULL) {
+        perror(done_path);
+        return 2;
+    }
+    for (int i = 0; i < n; i++)
+        if (cases[i].skip)
+            write_row(done_rows, &cases[i], false);
     k_plan plan = { .cases = cases, .n = n, .jobs = jobs, .outdir = outdir,
-                    .executor = executor_for, .mem_budget_mb = mem_budget };
+                    .executor = executor_for, .mem_budget_mb = mem_budget,
+                    .progress = row_done };
     k_run_plan(&plan);
     bool lost = false;
     for (int i = 0; i < nzygotes; i++)
@@ -376,31 +442,17 @@ int main(int argc, char **argv)
     if (lost)
         return 2;   /* a result may be the grader's failure, not the submission's */
 
+    fclose(done_rows);
     FILE *results = fopen(results_path, "w");
     if (results == NULL) {
         perror(results_path);
         return 2;
     }
     int passed = 0;
-    for (int i = 0; i < n; i++) {
-        k_case *c = &cases[i];
-        const char *result = k_result_word(c->result), *msg = c->msg;
-        if (c->dev == ND_CUDA && !cuda_ok && !rejected[c->lesson]) {
-            result = "crash";
-            msg = cuda_name;
-        } else if (c->skip && c->msg != NULL && strstr(c->msg, "build's result stands")) {
-            result = "pass";   /* the other build's result stands */
-        }
-        fprintf(results, "%d\t%s\t%g\t%s\t%.4f\t", c->lesson, c->name, c->points, result,
-                c->cpu);
-        k_tsv_field(results, strcmp(result, "pass") == 0 && !c->skip ? "" : msg);
-        fputc('\t', results);
-        k_tsv_field(results, c->test->hint);
-        fprintf(results, "\t%s\t%.3f\t%.0f\n", c->output && !c->skip ? c->output : "",
-                c->limit, c->peak_mb);
-        passed += strcmp(result, "pass") == 0;
-    }
+    for (int i = 0; i < n; i++)
+        passed += write_row(results, &cases[i], false);
     fclose(results);
+    unlink(done_path);
     printf("%d passed, %d failed\n", passed, n - passed);
     return 0;
 }
