@@ -426,7 +426,10 @@ def check_gradescope(path):
         for f in os.listdir(os.path.join(ROOT, "solution", "src")):
             if re.match(r"\d\d_.*\.(c|cu)$", f):
                 shutil.copy(os.path.join(ROOT, "solution", "src", f), upload)
-        env = dict(os.environ, AUTOGRADER_ROOT=ag)
+        # (lessons 2 and 7, a C lesson with the CUDA cases of lesson 6
+        # and a CUDA lesson: what is tested is the package; the grader's
+        # self-tests grade the solution in full)
+        env = dict(os.environ, AUTOGRADER_ROOT=ag, GRADE_LESSONS="2 7")
         run = subprocess.run(["bash", os.path.join(src, "run_autograder")], env=env,
                              capture_output=True, text=True)
         res_path = os.path.join(ag, "results", "results.json")
@@ -639,10 +642,11 @@ def check_prairielearn(out):
                     f.write("not a lesson file\n")
             # (an hour: what is tested is the contract, and a busy machine
             # must not make the solution run out of time.  The solution is
-            # graded in full; the other cases on lessons 1 and 2, which is
-            # where what they test shows)
+            # graded on lessons 2 and 7, a C and a CUDA lesson; the other
+            # cases on lessons 1 and 2, which is where what they test shows;
+            # the grader's self-tests grade the solution in full)
             env = dict(os.environ, PL_GRADE_ROOT=g, PL_WORK=work, PL_TIMEOUT="3600",
-                       GRADE_LESSONS="" if case == "solution" else "1 2")
+                       GRADE_LESSONS="2 7" if case == "solution" else "1 2")
             r = subprocess.run(["bash", os.path.join(g, "tests", "run.sh")], env=env,
                                capture_output=True, text=True)
             res_path = os.path.join(g, "results", "results.json")

@@ -39,10 +39,11 @@
 #      lines
 #   8. the handout holds no solution and no hidden test; its GitHub
 #      Classroom workflow is valid and its commands pass on the solution
-#      and fail on the skeleton; the Gradescope zip grades the solution in
-#      a fake /autograder; the PrairieLearn question grades the solution
-#      (in full), the skeleton and a compile error (lessons 1 and 2) in
-#      fake /grade layouts
+#      and fail on the skeleton; the Gradescope zip grades the solution
+#      (lessons 2 and 7) in a fake /autograder; the PrairieLearn question
+#      grades the solution (lessons 2 and 7), the skeleton and a compile
+#      error (lessons 1 and 2) in fake /grade layouts (section 7 grades the
+#      solution in full)
 #   9. the student workflow: make status (solution complete, skeleton none),
 #      make test L=/T=, make watch reruns after a change (inotify and
 #      polling), compile errors shown with the compiler's message,
@@ -62,6 +63,21 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
+# tests/check.sh [SECTION...]: those sections alone; --quick: the
+# contributor's quick tier (builds, the public tests plain and with the
+# sanitizers, the skeleton, the sandbox's probes, one grade).
+sections="skelgen builds gpu bench public public-asan skeleton sandbox grader coverage packaging
+          workflow profiler book fuzz grade-one"
+quick="skelgen builds public public-asan skeleton sandbox grade-one"
+only=()
+for a in "$@"; do
+    case $a in
+    --quick) only+=($quick) ;;
+    *) [[ " $(echo $sections) " == *" $a "* ]] ||
+           { echo "check.sh: no section '$a' (the sections: $(echo $sections))" >&2; exit 2; }
+       only+=("$a") ;;
+    esac
+done
 logs=build/check
 rm -rf "$logs"
 mkdir -p "$logs"
@@ -73,13 +89,16 @@ ok()  { passed=$((passed + 1)); printf '  ok    %s\n' "$1"; }
 # (build/TREE/normal/run_tests, or normal-gpu/ when the GPU is used)
 runner() { make -s --no-print-directory runner-path SAN=0 TREE="$@"; }
 bad() { failed=$((failed + 1)); printf '  FAIL  %s\n' "$1"; }
-# section TITLE: start a group of checks, after the last one's seconds (so
-# that a slow CI run shows where its time went)
+# section ID TITLE: start a group of checks, after the last one's seconds
+# (so that a slow CI run shows where its time went)
 section() {
     [ -z "${sec_title:-}" ] || printf '        (%d s)\n' $((SECONDS - sec_t0))
+    [ $# -gt 1 ] && shift
     sec_title=$1 sec_t0=$SECONDS
     [ -z "$1" ] || echo "== $1"
 }
+# want ID: whether section ID runs (tests/check.sh ID...: those alone)
+want() { [ ${#only[@]} -eq 0 ] || [[ " ${only[*]} " == *" $1 "* ]]; }
 
 # run NAME CMD...: one counted check; on failure show the log's tail.
 run() {
@@ -117,7 +136,8 @@ add_counts() {
     fi
 }
 
-section "skeleton generator"
+if want skelgen; then
+section skelgen "skeleton generator"
 bash grader/test_skelgen.sh >"$logs/skelgen.log" 2>&1
 add_counts "skelgen self-tests" "$logs/skelgen.log"
 run "skeleton/ in sync with solution/" make skeleton-check
@@ -146,13 +166,17 @@ EOF
 }
 run "the kit's phrases of the CUDA emulator's faults (tests/kit/check.c)" faults_named
 
-section "builds (-Wall -Wextra -Werror)"
+fi
+if want builds; then
+section builds "builds (-Wall -Wextra -Werror)"
 run "build solution" make build TREE=solution SAN=0
 run "build skeleton" make build TREE=skeleton SAN=0
 bash grader/emu/test_emu.sh >"$logs/emu.log" 2>&1
 add_counts "CUDA emulator self-tests" "$logs/emu.log"
 
-section "the GPU path, built by nvcc without a GPU (CUDA=gpu)"
+fi
+if want gpu; then
+section gpu "the GPU path, built by nvcc without a GPU (CUDA=gpu)"
 # What a GPU machine would build, built here: a GPU build that only
 # compiles on a GPU machine is a bug.  Objects are shared between steps:
 # cuda-check's are the plain GPU build's, and grade.sh reuses the objects
@@ -198,7 +222,9 @@ else
     run "make -n gpu-report and make -n bench, with a stand-in nvidia-smi: every target and program they run exists" \
         gpu_report_dry_run
 fi
-section "the benchmark (make bench's build, and a smoke pass)"
+fi
+if want bench; then
+section bench "the benchmark (make bench's build, and a smoke pass)"
 # From scratch, so that every file is compiled: in this build the
 # optimiser's warnings (-O3 -march=native) are not errors, so that a user's
 # benchmark always builds (Makefile), but here any warning fails.
@@ -228,7 +254,9 @@ run "make bench-cpu SMOKE=1: every case checked, NumPy beside it; plots and tabl
 run "README's and lesson 2's benchmark tables match lessons/data/bench-cpu.tsv" \
     python3 tests/bench/bench_tables.py --check lessons/data/bench-cpu.tsv
 
-section "public tests on the solution"
+fi
+if want public; then
+section public "public tests on the solution"
 "$(runner solution)" -r "$logs/solution.tsv" >"$logs/solution.log" 2>&1
 add_counts "solution" "$logs/solution.log"
 # Grids capped at 2 blocks along x, y and z (MAX_BLOCKS): every grid-stride
@@ -244,7 +272,9 @@ small_grid() {
 }
 run "lesson 6's tests on a build whose grids stop at 2 blocks (MAX_BLOCKS)" small_grid
 
-section "public tests on the solution, AddressSanitizer + UBSan"
+fi
+if want public-asan; then
+section public-asan "public tests on the solution, AddressSanitizer + UBSan"
 if make build TREE=solution SAN=1 >"$logs/build-asan.log" 2>&1; then
     make test TREE=solution SAN=1 >"$logs/solution-asan.log" 2>&1
     add_counts "solution (sanitizers)" "$logs/solution-asan.log"
@@ -252,7 +282,10 @@ else
     bad "build solution with sanitizers (log: $logs/build-asan.log)"
 fi
 
-section "public tests on the skeleton: each must fail cleanly"
+fi
+if want skeleton; then
+section skeleton "public tests on the skeleton: each must fail cleanly"
+[ -s "$logs/solution.tsv" ] || "$(runner solution)" -r "$logs/solution.tsv" >/dev/null 2>&1
 "$(runner skeleton)" -r "$logs/skeleton.tsv" >"$logs/skeleton.log" 2>&1
 status=$?
 if [ "$status" -eq 1 ]; then ok "skeleton run exits 1"; else bad "skeleton run exits $status, expected 1"; fi
@@ -284,7 +317,9 @@ done <"$logs/skeleton.tsv"
 printf '  ok    skeleton: %d framework tests passed, %d lesson tests failed cleanly with "not implemented"\n' \
     "$framework" "$clean"
 
-section "the sandbox: probes that try to leave it, in its strong mode and its fallback"
+fi
+if want sandbox; then
+section sandbox "the sandbox: probes that try to leave it, in its strong mode and its fallback"
 if make -s build/grader/sandbox-test/test_sandbox build/grader/sandbox-test/probe \
         >"$logs/sandbox-build.log" 2>&1; then
     build/grader/sandbox-test/test_sandbox build/grader/sandbox-test/probe "$PWD" \
@@ -300,7 +335,9 @@ else
     bad "build the sandbox's self-tests (log: $logs/sandbox-build.log)"
 fi
 
-section "the grader's self-tests"
+fi
+if want grader; then
+section grader "the grader's self-tests"
 bash grader/test_grader.sh >"$logs/grader.log" 2>&1
 add_counts "grader self-tests" "$logs/grader.log"
 bash grader/test_grade_all.sh >"$logs/grade-all.log" 2>&1
@@ -308,7 +345,9 @@ add_counts "grade-all: a row for every submission, the time limit, Canvas" "$log
 bash grader/test_slurm.sh >"$logs/slurm.log" 2>&1
 add_counts "grade-all RUNNER=slurm on a single-node Slurm" "$logs/slurm.log"
 
-section "coverage and the planted bugs"
+fi
+if want coverage; then
+section coverage "coverage and the planted bugs"
 run "make coverage (the hidden tests run at least 95% of the solution's lines)" make coverage
 # make mutants grades each planted bug (an hour for all of them): here,
 # every patch must still apply to solution/, and one is graded and caught.
@@ -327,24 +366,31 @@ run "every planted bug in grader/mutants/ applies to solution/" mutants_apply
 run "make mutants M=02_compact_shares_compact: a planted bug graded and caught" \
     make mutants M=02_compact_shares_compact
 
+fi
 # The student workflow's checks build their trees one file at a time, on
 # one core: they run beside the packaging checks below (their trees and
 # build folders are their own), and are counted after them.
-bash tests/test_workflow.sh >"$logs/workflow.log" 2>&1 &
-workflow=$!
-
-section "the student handout, GitHub Classroom, Gradescope and PrairieLearn"
+if want workflow; then
+    bash tests/test_workflow.sh >"$logs/workflow.log" 2>&1 &
+    workflow=$!
+fi
+if want packaging; then
+section packaging "the student handout, GitHub Classroom, Gradescope and PrairieLearn"
 run "make handout (checked: no solution code, no hidden tests)" make handout
 run "GitHub Classroom workflow (valid; passes on the solution, fails on the skeleton)" \
     python3 grader/package.py check-classroom build/handout/ndarray-workbook.tar.gz
-run "make gradescope (run_autograder grades the solution in a fake /autograder)" make gradescope
+run "make gradescope (run_autograder grades the solution, lessons 2 and 7, in a fake /autograder)" make gradescope
 run "make prairielearn (run.sh in fake /grade: solution 1, skeleton 0, a compile error)" make prairielearn
 
-section "the student workflow (make status, make test, make watch), begun beside the packaging"
+fi
+if want workflow; then
+section workflow "the student workflow (make status, make test, make watch), begun beside the packaging"
 wait "$workflow"
 add_counts "workflow" "$logs/workflow.log"
 
-section "the CUDA emulator as a profiler and a sanitizer (grader/emu/profile.mk)"
+fi
+if want profiler; then
+section profiler "the CUDA emulator as a profiler and a sanitizer (grader/emu/profile.mk)"
 # fresh: regenerated here, they must be what lessons/data/ holds
 fresh() {   # NAME TARGET FILES...: make TARGET OUT=dir, then compare each file
     local name=$1 target=$2 dir="$logs/$2"
@@ -393,11 +439,15 @@ else
 fi
 rm -rf "$mutant" "build/$(echo "$mutant/tree" | tr / _)"
 
-section "the web book"
+fi
+if want book; then
+section book "the web book"
 run "make docs-check (snippets, figures, pages in Chromium)" make docs-check
 run "make epub-check (the EPUB of the lessons and guides, epubcheck clean)" make epub-check
 
-section "the fuzzer (the corpus, then 60 s on the CPU and 20 s on the CUDA device)"
+fi
+if want fuzz; then
+section fuzz "the fuzzer (the corpus, then 60 s on the CPU and 20 s on the CUDA device)"
 if make fuzz-build >"$logs/fuzz-build.log" 2>&1; then
     for run in cpu:60 cuda:20; do
         dev=${run%%:*} log="$logs/fuzz-${run%%:*}.log"
@@ -413,6 +463,24 @@ else
     tail -n 25 "$logs/fuzz-build.log" | sed 's/^/        /'
 fi
 
+fi
+if want grade-one; then
+section grade-one "one grade, measured: make bench-grade QUICK=1 (lesson 1 of the solution)"
+# (every process's CPU, per phase, needs cgroups: as root; otherwise the
+# grade alone)
+grade_one() {
+    if [ "$(id -u)" -eq 0 ]; then
+        make bench-grade QUICK=1 | tee "$logs/grade-one.out" || return 1
+        grep -q '^solution-lesson1	total' build/bench/grade-quick.tsv || return 1
+    else
+        GRADE_LESSONS=1 bash grader/grade.sh solution "$logs/grade-one" | tee "$logs/grade-one.out" ||
+            return 1
+    fi
+    grep -q '10.00/10.00' "$logs/grade-one.out" || { echo "lesson 1 of the solution: not 10.00/10.00"; return 1; }
+}
+run "a grade of lesson 1 of the solution, each phase's CPU, wall and memory (make bench-grade QUICK=1)" \
+    grade_one
+fi
 section ""
 echo
 echo "$passed passed, $failed failed (in $SECONDS s)"
