@@ -630,8 +630,14 @@ const char *sb_describe(const sb_result *r, const sb_opts *o, char *buf, size_t 
         snprintf(buf, cap, "killed by the sandbox: a forbidden system call");
         break;
     case SB_MEMORY:
-        snprintf(buf, cap, "killed by SIGKILL, not by the grader: out of memory (the "
-                 "kernel's OOM killer), or past its CPU limit");
+        if (r->peak_kb > 0)   /* a zygote's child: only the kernel kills it so */
+            snprintf(buf, cap, "stopped by the kernel's out-of-memory killer: the machine (or "
+                     "its container) ran out of memory while this test held %lld MB, within "
+                     "its own limit; not a fault the grader can lay at the code under test: "
+                     "grade again with more memory", r->peak_kb / 1024);
+        else
+            snprintf(buf, cap, "killed by SIGKILL, not by the grader: out of memory (the "
+                     "kernel's OOM killer), or past its CPU limit");
         break;
     case SB_WALL:
         snprintf(buf, cap, "killed after %.0f s of wall-clock time (its limit), with "
