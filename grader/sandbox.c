@@ -205,6 +205,17 @@ static void set_limit(int errfd, int resource, rlim_t soft, rlim_t hard)
         child_die(errfd, "setrlimit");
 }
 
+/* Every signal back to its default disposition, none blocked. */
+static void signals_default(void)
+{
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    for (int s = 1; s < NSIG; s++)
+        if (s != SIGKILL && s != SIGSTOP)
+            signal(s, SIG_DFL);
+}
+
 /* Place fds: want[i] becomes fd i (or /dev/null for 0-2, or closed), extra
  * (the status pipe, or -1) becomes fd SB_MAX_FDS, and every other fd but
  * errfd (high, close-on-exec) is closed. */
@@ -408,13 +419,7 @@ static int spawn_mode(sb_proc *p, const sb_opts *o, char *const argv[], sb_mode_
         /* the program's own session: the fallback kills it as a group */
         if (setsid() < 0)
             child_die(ef, "setsid");
-        /* all signals back to their defaults, none blocked */
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        for (int s = 1; s < NSIG; s++)
-            if (s != SIGKILL && s != SIGSTOP)
-                signal(s, SIG_DFL);
+        signals_default();
         place_fds(ef, o->fds, status[1]);
         if (o->cpu_s > 0) {
             rlim_t c = (rlim_t)(o->cpu_s + 0.999);
@@ -849,12 +854,7 @@ static void zy_child_main(const zy_request *req, const int *fds, int ctl,
         _exit(126);
     place_fds(err, want, -1);
     close(err);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    for (int s = 1; s < NSIG; s++)
-        if (s != SIGKILL && s != SIGSTOP)
-            signal(s, SIG_DFL);
+    signals_default();
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() == 1)
         _exit(126);
     /* a whole-second backstop: the server enforces the limit itself */
