@@ -45,13 +45,15 @@ objs+=(build/grader/emu-normal/emu.o)
 # and exec-all), run by the grader's own verdict.  The solution is trusted
 # here, and gcov must write its counts into $obj as each test's process
 # exits: no sandbox (SB_MODE=none) and no seccomp filter (the sandbox
-# built with SB_NO_LOCKDOWN, whose sb_lockdown does nothing).
+# built with SB_NO_LOCKDOWN, whose sb_lockdown does nothing).  Each test's
+# process ends with _exit after calling __gcov_dump, a weak reference that
+# only --undefined makes the link resolve.
 "$CC" -std=c11 -O0 -D_GNU_SOURCE -DSB_NO_LOCKDOWN -Igrader -c grader/sandbox.c \
     -o "$obj/sandbox-nolockdown.o" || exit 1
 exec=(build/grader/normal/exec/grader/executor.o build/grader/normal/exec/tests/kit/wire.o
       build/grader/normal/exec/tests/kit/exec.o build/grader/normal/exec/tests/kit/stack.o
       "$obj/sandbox-nolockdown.o")
-"$CXX" --coverage "${exec[@]}" "${objs[@]}" -lm -o "$obj/executor" || exit 1
+"$CXX" --coverage -Wl,--undefined=__gcov_dump "${exec[@]}" "${objs[@]}" -lm -o "$obj/executor" || exit 1
 # (The performance tests' executors, exec-N-profile, are the same one:
 # not instrumented for the emulator's counters, those tests stop here at
 # their setup, with a message saying so, and are left out of the check

@@ -861,15 +861,14 @@ case ${messages:-hide} in
     *) die "weights.tsv: the messages line must say quote or hide, not '$messages'" ;;
 esac
 [ "$quoted" -gt 0 ] && verdict+=(-O)
-# (cuda_asan_options: what ASan must be told on this CUDA device.)  The
-# sanitizer build has no address-space limit (ASan's shadow memory takes
-# terabytes of it), so ASan bounds the memory itself: past 2 GiB resident
-# malloc returns NULL, as it does past the plain build's 2 GiB limit, and
-# past 3 GiB the executor is stopped, whatever took the memory.  Freed
-# memory waits in a quarantine of 32 MB, not ASan's 256 (a use after free
-# is still seen while the freed block is among the last 32 MB freed): a
-# test held 830 MB with 256, 277 with 32.
-SAN_ENV=(ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1:abort_on_error=0:soft_rss_limit_mb=2048:hard_rss_limit_mb=3072:quarantine_size_mb=32${cuda_asan_options:+:$cuda_asan_options}
+# (cuda_asan_options: what ASan must be told on this CUDA device.)  Each
+# test may add 2 GiB of address space to what its executor started with
+# (verdict.c; the sanitizer's shadow is reserved before): past it malloc
+# returns NULL, as in the plain build.  Freed memory waits in a quarantine
+# of 32 MB, not ASan's 256 (a use after free is still seen while the freed
+# block is among the last 32 MB freed): a test held 830 MB with 256, 277
+# with 32.
+SAN_ENV=(ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1:abort_on_error=0:quarantine_size_mb=32${cuda_asan_options:+:$cuda_asan_options}
          UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
 
 if [ -n "${GRADE_BUILD_ONLY:-}" ]; then

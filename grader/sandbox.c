@@ -865,7 +865,16 @@ static void zy_child_main(const zy_request *req, const int *fds, int ctl,
         setrlimit(RLIMIT_CPU, &r);
     }
     if (c->mem_bytes > 0) {
-        r.rlim_cur = r.rlim_max = c->mem_bytes;
+        /* what it may add to its start's address space: a sanitizer's
+         * shadow, reserved by the server, is terabytes of it (and the
+         * sanitizer's own RSS limits live in a thread no child inherits) */
+        unsigned long long pages = 0;
+        FILE *f = fopen("/proc/self/statm", "r");
+        if (f == NULL || fscanf(f, "%llu", &pages) != 1)
+            pages = 0;
+        if (f != NULL)
+            fclose(f);
+        r.rlim_cur = r.rlim_max = c->mem_bytes + (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE);
         setrlimit(RLIMIT_AS, &r);
     }
     if (c->file_bytes > 0) {

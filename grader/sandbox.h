@@ -153,7 +153,8 @@ const char *sb_error(void);
 typedef struct {
     double cpu_s;        /* CPU seconds (0: none) */
     double wall_s;       /* wall-clock seconds (0: none) */
-    size_t mem_bytes;    /* RLIMIT_AS (0: none) */
+    size_t mem_bytes;    /* address space it may add to the server's, which
+                            it starts with (RLIMIT_AS; 0: none) */
     size_t file_bytes;   /* RLIMIT_FSIZE (0: none) */
     long nofile;         /* RLIMIT_NOFILE (0: the server's) */
     char arg[256];       /* for the child function, NUL-terminated */
