@@ -906,8 +906,11 @@ static void zy_reply_to(zy_child *k, int status, const struct rusage *ru)
     int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     rep.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     rep.sig = sig;
+    bool spent = k->cpu_limit > 0 && rep.cpu_s >= k->cpu_limit - 0.01;
     if (k->forced != SB_EXITED)
         rep.how = k->forced;
+    else if (spent && (sig != 0 || rep.code != 0))
+        rep.how = SB_CPU;   /* its own timer's end at the limit (which may fail to report) */
     else if (sig == 0)
         rep.how = SB_EXITED;
     else if (sig == SIGXCPU)
