@@ -547,7 +547,7 @@ check_lesson() {   # FILE: 0 if the submission's version is accepted
         fi
     fi
     if [ -n "$extra" ]; then
-        note "$lesson" rejected "src/$name calls $(echo $extra) of another lesson; lesson $lesson's file may call only the other lessons' functions that the course's own version of it calls ($(echo ${may:-none})): each lesson is graded beside the course's versions of the others, which hold nothing else (see the instructor guide, \"What an executor carries\")"
+        note "$lesson" rejected "src/$name calls $(echo $extra) of another lesson; lesson $lesson's file may call only these of the other lessons' functions: $(echo ${may:-none}) (each lesson is graded beside the course's versions of the others, which hold the solution's code only of the lessons it builds on, and never of one that could do its work) (see the instructor guide, \"What an executor carries\")"
         return 1
     fi
     # With a GPU, the file must also build with nvcc (CUDA-only errors).
@@ -655,9 +655,15 @@ course_objs normal -O2 || die "the course's own lesson files do not build (see $
 # the lesson files' own global functions and data, and which of them each
 # course file calls
 for o in "$kit/course-normal/sol/"*.o; do strong "$o"; done | sort -u >"$scratch/lesson-syms"
-course_uses() {   # NAME: the other lessons' symbols the course's NAME calls
-    { undefined "$kit/course-normal/sol/$1.o"; undefined "$kit/course-normal/skel/$1.o"; } |
-        sort -u | comm -12 - "$scratch/lesson-syms"
+course_uses() {   # NAME: the other lessons' symbols lesson file NAME may call
+    local n f
+    n=$((10#${1%%_*}))
+    { undefined "$kit/course-normal/sol/$1.o"; undefined "$kit/course-normal/skel/$1.o"
+      # every function of a lesson its executors carry whole
+      for f in $(awk -F'\t' -v n="$n" '!/^#/ && $1 == n && $3 == "*" { print $2 }' \
+                     "$root/grader/carries.tsv"); do
+          strong "$kit/course-normal/sol/$f.o"
+      done; } | sort -u | comm -12 - "$scratch/lesson-syms"
 }
 # The lesson files are checked two at a time (they are compiles), each
 # check's notes apart, gathered in lesson order.
