@@ -24,6 +24,9 @@
 #   timeouts-at-limit SECONDS    some test timed out, and each that did
 #                                (normal.tsv, asan.tsv) used at most its
 #                                CPU limit (verdict's 9th column) + SECONDS
+#   peak-below MB                every test of either build held less
+#                                memory at its peak (verdict's 10th column:
+#                                the test's process and its executor's)
 # A folder may also hold `setup`, a bash script run in the patched tree
 # (for what a patch cannot carry, such as a 50 MB file).
 # Every grade must also end with "N passed, N failed".  The grades run four
@@ -33,13 +36,14 @@
 # grade took are printed, never judged.  Beside them, batch grading
 # (grade-all.sh) of a nested and of a broken submission; then a grade
 # stopped by its overall time limit (GRADE_TIMEOUT).  SELFTEST_ONLY="name ..." grades
-# those submissions alone (for authors).  Prints "ok - NAME" or "not ok -
+# those submissions alone (for authors; SELFTEST_KEEP=1 keeps their folders).  Prints "ok - NAME" or "not ok -
 # NAME: why" per case, then the line "N passed, N failed".
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 2
 work=$(mktemp -d "${TMPDIR:-/tmp}/grader-selftest.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+# SELFTEST_KEEP=1 keeps the grades' folders (printed at the end) for a look
+if [ -n "${SELFTEST_KEEP:-}" ]; then trap 'echo "kept: $work"' EXIT; else trap 'rm -rf "$work"' EXIT; fi
 AT_ONCE=${GRADE_AT_ONCE:-4}
 
 make -s grader-objs >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
@@ -94,7 +98,9 @@ for line in open(expect):
     elif kind == "message":
         text = " ".join(words[1:])
         if not any(text in t["output"] for t in res["tests"] if t["score"] < t["max_score"]):
-            print(f"no failing test says '{text}'")
+            said = sorted({t["output"].strip()[-110:]
+                           for t in res["tests"] if t["score"] < t["max_score"]})
+            print(f"no failing test says '{text}' (they end: {' | '.join(said[:4])})")
     elif kind == "note":
         l, text = words[1], " ".join(words[2:])
         if not any(n[0] == l and text in n[1] + ": " + n[2] for n in notes if len(n) == 3):
@@ -142,6 +148,18 @@ for line in open(expect):
                           f"its limit {float(f[8]):.2f} s + {margin:g}")
         if n == 0:
             print("no test timed out")
+    elif kind == "peak-below":   # MB: no test held more (verdict's 10th column)
+        limit, n = float(words[1]), 0
+        for build in ["normal", "asan"]:
+            for row in open(f"{out}/{build}.tsv"):
+                f = row.rstrip("\n").split("\t")
+                if len(f) < 10 or not f[0].isdigit():
+                    continue
+                n += 1
+                if float(f[9]) >= limit:
+                    print(f"{f[1]} ({build}) held {float(f[9]):.0f} MB, expected under {limit:g}")
+        if n == 0:
+            print("no test's peak memory in normal.tsv or asan.tsv")
     elif kind == "only":
         pass
     else:
@@ -301,7 +319,8 @@ try:
 except Exception as e:
     print(f"no results.json: {e}")
     sys.exit()
-if r.get("score") != 0 or "time limit of a whole grade" not in r.get("output", ""):
+out = r.get("output", "")
+if r.get("score") != 0 or "stopped after" not in out or "GRADE_TIMEOUT" not in out:
     print(f"results.json does not say the grade was stopped: {r}")
 EOF3
 )
