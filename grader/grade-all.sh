@@ -38,6 +38,8 @@
 #   GRADE_TIMEOUT=SECONDS  the overall limit of one grade (default 900): past
 #                          it, the grade and everything it started are killed
 #   GRADE_CPUS=N           slurm: cores per task (default 1)
+#   GRADE_MEMORY_MB=MB     local: the MB each grade's tests may hold at once
+#                          (default: what one grade may, shared by JOBS)
 #   CANVAS_ID=REGEX        student identifiers in the entry names (lms.py)
 #   CANVAS_ASSIGNMENT=NAME the Canvas column(s) (lms.py)
 #   GRADE_ALL_GRADER=PATH  the script that grades one tree (default
@@ -223,6 +225,16 @@ if [ "$runner" = local ]; then
             *) export SB_MODE=none ;;
         esac
         echo "grade-all: sandbox mode for the whole batch: $SB_MODE"
+    fi
+    # The memory of the whole batch: what one grade alone would give its
+    # tests (grade.sh --memory-budget), shared by the grades that run at
+    # once, so that together they stay within it (a test larger than its
+    # grade's share runs alone; each may add 2 GiB of address space at most).
+    if [ -z "${GRADE_MEMORY_MB:-}" ]; then
+        mb=$(bash "$grader" --memory-budget) && [[ $mb =~ ^[0-9]+$ ]] ||
+            die "cannot tell how much memory the grades may use (grade.sh --memory-budget)"
+        export GRADE_MEMORY_MB=$((mb / jobs > 0 ? mb / jobs : 1))
+        echo "grade-all: each grade's tests may hold $GRADE_MEMORY_MB MB at once ($mb MB / $jobs)"
     fi
     # Time the solution first, once, rather than in every parallel grade.
     bash "$grader" --calibrate || die "could not time the solution"

@@ -3,6 +3,7 @@
 #
 #   grader/grade.sh TREE OUTDIR
 #   grader/grade.sh --calibrate     only time the solution (see below)
+#   grader/grade.sh --memory-budget the MB one grade's tests may hold at once
 #
 # TREE is a student's copy of skeleton/.  Only its lesson files
 # (src/NN_*.c and src/NN_*.cu) are taken; the API header and the framework
@@ -60,6 +61,41 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "grade: $*" >&2; exit 2; }
 
+# The memory the tests running at once may hold (verdict -B, from the
+# solution's peaks): GRADE_MEMORY_MB (grade-all.sh gives each of the grades
+# it runs at once its share), or 60% of what this grade may use,
+# the smallest memory limit of its cgroups (a container's: Gradescope's
+# 768 MB) or else what the machine has available (a build may run beside
+# the tests).  A test larger than that runs alone.
+memory_budget() {
+    local mb path lim d f
+    if [ -n "${GRADE_MEMORY_MB:-}" ]; then
+        [[ $GRADE_MEMORY_MB =~ ^[1-9][0-9]*$ ]] || die "GRADE_MEMORY_MB must be a number of MB"
+        echo "$GRADE_MEMORY_MB"
+        return
+    fi
+    mb=$(awk '/^MemAvailable:/ { printf "%d", $2 / 1024 }' /proc/meminfo)
+    # cgroup v2 ("0::PATH"), else v1's memory controller ("N:memory:PATH")
+    path=$(awk -F: '$1 == "0" && $2 == "" { print $3 }' /proc/self/cgroup)
+    if [ -n "$path" ] && [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+        d=/sys/fs/cgroup$path f=memory.max
+    else
+        d=/sys/fs/cgroup/memory$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { print $3 }' /proc/self/cgroup)
+        f=memory.limit_in_bytes
+    fi
+    while [ -n "$d" ] && [ -d "$d" ]; do
+        lim=$(cat "$d/$f" 2>/dev/null)
+        [[ $lim =~ ^[0-9]+$ ]] && [ $((lim / 1048576)) -lt "$mb" ] && mb=$((lim / 1048576))
+        [ "$d" = /sys/fs/cgroup ] || [ "$d" = /sys/fs/cgroup/memory ] && break
+        d=$(dirname "$d")
+    done
+    echo $((mb * 6 / 10))
+}
+if [ "${1:-}" = --memory-budget ] && [ $# -eq 1 ]; then
+    memory_budget
+    exit 0
+fi
+
 # The whole grade's time limit: past it, everything the grade started is
 # killed (timeout's process group; the sandboxes die with their parents),
 # and results.json says why there is no score.
@@ -110,35 +146,6 @@ if [ "$(id -u)" -eq 0 ] && [ "${SB_MODE:-}" != none ]; then
     first_uid=$((ubase + 64 * b))
     export SB_UID=$first_uid
 fi
-# The memory the tests running at once may hold (verdict -B, from the
-# solution's peaks): GRADE_MEMORY_MB, or 60% of what this grade may use,
-# the smallest memory limit of its cgroups (a container's: Gradescope's
-# 768 MB) or else what the machine has available (a build may run beside
-# the tests).  A test larger than that runs alone.
-memory_budget() {
-    local mb path lim d f
-    if [ -n "${GRADE_MEMORY_MB:-}" ]; then
-        [[ $GRADE_MEMORY_MB =~ ^[1-9][0-9]*$ ]] || die "GRADE_MEMORY_MB must be a number of MB"
-        echo "$GRADE_MEMORY_MB"
-        return
-    fi
-    mb=$(awk '/^MemAvailable:/ { printf "%d", $2 / 1024 }' /proc/meminfo)
-    # cgroup v2 ("0::PATH"), else v1's memory controller ("N:memory:PATH")
-    path=$(awk -F: '$1 == "0" && $2 == "" { print $3 }' /proc/self/cgroup)
-    if [ -n "$path" ] && [ -f /sys/fs/cgroup/cgroup.controllers ]; then
-        d=/sys/fs/cgroup$path f=memory.max
-    else
-        d=/sys/fs/cgroup/memory$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { print $3 }' /proc/self/cgroup)
-        f=memory.limit_in_bytes
-    fi
-    while [ -n "$d" ] && [ -d "$d" ]; do
-        lim=$(cat "$d/$f" 2>/dev/null)
-        [[ $lim =~ ^[0-9]+$ ]] && [ $((lim / 1048576)) -lt "$mb" ] && mb=$((lim / 1048576))
-        [ "$d" = /sys/fs/cgroup ] || [ "$d" = /sys/fs/cgroup/memory ] && break
-        d=$(dirname "$d")
-    done
-    echo $((mb * 6 / 10))
-}
 mem_mb=$(memory_budget)
 # uids_for PASS: the verdict's -U for its executors (pass 0, 1 or 2)
 uids_for() { [ -z "$first_uid" ] || echo -U "$((first_uid + 1 + 20 * $1))"; }

@@ -25,6 +25,8 @@ fake=$work/fake-grade.sh
 cat >"$fake" <<'EOF'
 #!/usr/bin/env bash
 if [ "$1" = --calibrate ]; then echo x >>"$FAKE_LOG/calibrations"; exit 0; fi
+if [ "$1" = --memory-budget ]; then echo 1000; exit 0; fi
+echo "${GRADE_MEMORY_MB:-unset}" >>"$FAKE_LOG/memory"
 tree=$1 out=$2
 mkdir -p "$out"
 echo "$TMPDIR" >>"$FAKE_LOG/tmpdirs"
@@ -172,6 +174,12 @@ left=$(while read -r d; do [ -e "$d" ] && echo "$d"; done <"$FAKE_LOG/tmpdirs")
 [ -z "$left" ] && [ "$(wc -l <"$FAKE_LOG/calibrations")" -eq 1 ] &&
     ok "every grade's scratch folder is removed, the hanging one's too; the solution is timed once" ||
     not_ok "scratch folders or calibration" "left: $left" "calibrations: $(wc -l <"$FAKE_LOG/calibrations")"
+# The batch's memory: one grade's budget (the stand-in says 1000 MB), shared
+# by the 4 grades at a time.
+shares=$(sort -u "$FAKE_LOG/memory" | tr '\n' ' ')
+[ "$shares" = "250 " ] &&
+    ok "each grade's tests may hold a quarter of one grade's memory budget (4 at a time)" ||
+    not_ok "the grades' memory budgets" "GRADE_MEMORY_MB seen: $shares (expected 250)"
 
 # A second batch into the same OUTDIR: no row, no report of the first is left.
 rm -rf "$subs/ann" "$subs/hangs"
