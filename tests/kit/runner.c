@@ -520,7 +520,7 @@ static const char *ending(int status, const char *said, double cpu, double limit
     /* Its own timer went off at the limit, and the report of where failed
      * (a sanitizer that could not map memory for the stack, past the
      * address-space limit, exits 1): a timeout all the same.  Measured
-     * from outside, such a death has been seen at 92% of the limit on a
+     * from outside, such a death has been seen at 85-92% of the limit on a
      * crowded machine; a process that prints the line itself, far from
      * its limit, is still a crash. */
     if (!out_of_cpu && said[0] == '\0' && !(WIFEXITED(status) && WEXITSTATUS(status) == 0) &&
