@@ -168,6 +168,7 @@ r = json.load(open(sys.argv[1])); print("%.2f/%.2f" % (r["score"], r["max_score"
         wall=-
         if [ "$p" != build-asan ]; then
             wall=$(awk -F'\t' -v p="$p" -v end="$t1" '
+                BEGIN { n = 0 }   # (t[n] before n++ would index t[""] first)
                 $1 != "build-asan" { t[n] = $2; name[n++] = $1 }
                 END { for (i = 0; i < n; i++) if (name[i] == p) {
                           printf "%.1f", (i + 1 < n ? t[i + 1] : end) - t[i]; exit } }' "$log")

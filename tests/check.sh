@@ -472,6 +472,12 @@ grade_one() {
     if [ "$(id -u)" -eq 0 ]; then
         make bench-grade QUICK=1 | tee "$logs/grade-one.out" || return 1
         grep -q '^solution-lesson1	total' build/bench/grade-quick.tsv || return 1
+        # each phase's wall seconds lie within the grade's
+        awk -F'\t' '$1 == "solution-lesson1" && $4 != "-" { w[$2] = $4 }
+            END { if (!("total" in w)) exit 1
+                  for (p in w) if (w[p] < 0 || w[p] > w["total"] + 1) {
+                      print "phase " p ": " w[p] " s of wall clock, the grade took " w["total"]; bad = 1 }
+                  exit bad }' build/bench/grade-quick.tsv || return 1
     else
         GRADE_LESSONS=1 bash grader/grade.sh solution "$logs/grade-one" | tee "$logs/grade-one.out" ||
             return 1
