@@ -35,9 +35,10 @@
 # CPU time, which a shared machine does not stretch).  The seconds each
 # grade took are printed, never judged.  Beside them, batch grading
 # (grade-all.sh) of a nested and of a broken submission; then a grade
-# stopped by its overall time limit (GRADE_TIMEOUT).  SELFTEST_ONLY="name ..." grades
-# those submissions alone (for authors; SELFTEST_KEEP=1 keeps their folders).  Prints "ok - NAME" or "not ok -
-# NAME: why" per case, then the line "N passed, N failed".
+# stopped by its overall time limit (GRADE_TIMEOUT).  SELFTEST_ONLY="name
+# ..." grades those submissions alone (for authors; SELFTEST_KEEP=1 keeps
+# their folders).  Prints "ok - NAME" or "not ok - NAME: why" per case,
+# then the line "N passed, N failed".
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 2
@@ -77,6 +78,10 @@ def scores(res):   # each lesson's (and "integration"'s) score and points
         top[lesson] = top.get(lesson, 0) + t["max_score"]
     return score, top
 score, top = scores(res)
+def verdict_rows():   # (build, fields) of each row the verdict wrote, both builds
+    for build in ["normal", "asan"]:
+        for row in open(f"{out}/{build}.tsv"):
+            yield build, row.rstrip("\n").split("\t")
 for line in open(expect):
     words = line.split()
     if not words or words[0].startswith("#"):
@@ -135,29 +140,25 @@ for line in open(expect):
                       f"{words[1]} {oscore[l]:.2f}/{otop[l]:.2f}")
     elif kind == "timeouts-at-limit":   # CPU seconds past each timeout's limit
         margin, n = float(words[1]), 0
-        for build in ["normal", "asan"]:
-            for row in open(f"{out}/{build}.tsv"):
-                f = row.rstrip("\n").split("\t")
-                if len(f) < 4 or f[3] != "timeout":
-                    continue
-                n += 1
-                if len(f) < 9:
-                    print(f"{build}.tsv has no limit column (verdict's 9th)")
-                elif float(f[4]) > float(f[8]) + margin:
-                    print(f"{f[1]} ({build}) timed out after {float(f[4]):.2f} s of CPU, "
-                          f"its limit {float(f[8]):.2f} s + {margin:g}")
+        for build, f in verdict_rows():
+            if len(f) < 4 or f[3] != "timeout":
+                continue
+            n += 1
+            if len(f) < 9:
+                print(f"{build}.tsv has no limit column (verdict's 9th)")
+            elif float(f[4]) > float(f[8]) + margin:
+                print(f"{f[1]} ({build}) timed out after {float(f[4]):.2f} s of CPU, "
+                      f"its limit {float(f[8]):.2f} s + {margin:g}")
         if n == 0:
             print("no test timed out")
     elif kind == "peak-below":   # MB: no test held more (verdict's 10th column)
         limit, n = float(words[1]), 0
-        for build in ["normal", "asan"]:
-            for row in open(f"{out}/{build}.tsv"):
-                f = row.rstrip("\n").split("\t")
-                if len(f) < 10 or not f[0].isdigit():
-                    continue
-                n += 1
-                if float(f[9]) >= limit:
-                    print(f"{f[1]} ({build}) held {float(f[9]):.0f} MB, expected under {limit:g}")
+        for build, f in verdict_rows():
+            if len(f) < 10 or not f[0].isdigit():
+                continue
+            n += 1
+            if float(f[9]) >= limit:
+                print(f"{f[1]} ({build}) held {float(f[9]):.0f} MB, expected under {limit:g}")
         if n == 0:
             print("no test's peak memory in normal.tsv or asan.tsv")
     elif kind == "only":
