@@ -862,8 +862,9 @@ static k_want matmul(k_ctx *k, const k_call *c)
     float *v = new_array(k, &w, nd, shape, K_BOUND);
     int64_t total = k_numel(nd, shape), mats = k_numel(nb, shape);
     w.bound = k_mem(k, (size_t)(total > 0 ? total : 1) * sizeof(double));
-    k_acc *s = k_mem(k, (size_t)(m * n > 0 ? m * n : 1) * sizeof *s);
-    for (int64_t t = 0; t < mats && m * n > 0; t++) {
+    /* with no element (an empty batch), m * n may still be 2^58: nothing to sum */
+    k_acc *s = total > 0 ? k_mem(k, (size_t)(m * n) * sizeof *s) : NULL;
+    for (int64_t t = 0; t < mats && total > 0; t++) {
         int64_t idx[ND_MAX_DIMS];
         int *lx, *ly;
         k_unravel(t, nb, shape, idx);
