@@ -147,7 +147,7 @@ one_grade() {
     t1=$(date +%s.%N)
     local score
     score=$(python3 -c 'import json, sys
-r = json.load(open(sys.argv[1])); print("%.2f/%.2f" % (r["score"], r["max_score"]))' \
+r = json.load(open(sys.argv[1])); print("%.2f/%.2f" % (r["score"], r["extra_data"]["max_score"]))' \
             "$work/$name/results.json" 2>/dev/null || echo "no results")
     echo
     echo "$name: $score, $(tail -n 1 "$work/$name.log")$([ $rc -ne 0 ] && echo " (grade.sh exited $rc)")"

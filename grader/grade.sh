@@ -309,12 +309,14 @@ compile_failure() {
           echo "src/$name: the compiler was stopped ($(cut -f4 "$st")): a preprocessor bomb, or a file far too large"; return ;;
     start) echo "src/$name: the sandbox could not run the compiler: $(cut -f4 "$st")"; return ;;
     esac
-    if grep -qE 'memory exhausted|out of memory' "$err"; then
+    # (grep -a: a compiler's message quotes the source, whose bytes may not
+    # be text; report.c makes the notes valid text)
+    if grep -aqE 'memory exhausted|out of memory' "$err"; then
         echo "src/$name: the compiler ran out of memory (3 GB): a preprocessor bomb, or a file far too large"
         return
     fi
-    diag=$(grep -E "^src/$name:[0-9]+(:[0-9]+)?: |Error: " "$err" |
-           grep -m3 -iE 'error|cannot' | cut -c1-300 | tr '\n' ' ')
+    diag=$(grep -aE "^src/$name:[0-9]+(:[0-9]+)?: |Error: " "$err" |
+           grep -am3 -iE 'error|cannot' | cut -c1-300 | tr '\n\t' '  ')
     echo "src/$name does not compile${4:+ with $4}: ${diag:-its compiler messages point outside the submission}"
 }
 
@@ -568,8 +570,8 @@ check_lesson() {   # FILE: 0 if the submission's version is accepted
     mkdir -p "$scratch/prebuilt"
     if ! $cu || [ "$cuda_mode" = emu ]; then cp "$obj" "$scratch/prebuilt/$name.o"
     else cp "$cdir/$name.gpu.o" "$scratch/prebuilt/$name.o"; fi
-    if grep -qiE 'warning' "$err"; then
-        note "$lesson" warnings "src/$name compiles with warnings: $(grep -E "^src/$name:[0-9]+" "$err" | grep -m2 -i warning | cut -c1-300 | tr '\n' ' ')"
+    if grep -aqiE 'warning' "$err"; then
+        note "$lesson" warnings "src/$name compiles with warnings: $(grep -aE "^src/$name:[0-9]+" "$err" | grep -am2 -i warning | cut -c1-300 | tr '\n\t' '  ')"
     fi
     return 0
 }
@@ -865,7 +867,8 @@ verdict=("$root/build/grader/verdict" "${lessons[@]}" "${rejected[@]}" -B "$mem_
 # hidden by default); -O, when the report quotes what a failing test
 # printed (`output` above 0), runs the call the failure reports again,
 # alone, so that the output quoted is that call's and no other's.
-weights="$root/grader/weights.tsv"
+weights=${GRADE_WEIGHTS:-$root/grader/weights.tsv}
+[ -f "$weights" ] || die "GRADE_WEIGHTS=$weights: no such file"
 messages=$(awk -F'\t' '$1 == "messages" { m = $2 } END { print m }' "$weights")
 quoted=$(awk -F'\t' '$1 == "output" { n = $2 } END { print n + 0 }' "$weights")
 case ${messages:-hide} in
@@ -958,7 +961,7 @@ esac
 phase report
 "$root/build/grader/report" -w "$weights" -b "$notes" \
     -n "$out/normal.tsv" -a "$out/asan.tsv" $([ -s "$out/integration.tsv" ] && echo -i "$out/integration.tsv") \
-    -o "$out" -s "$tree" -c "CUDA: $where; sandbox: $sb_mode"
+    -o "$out" -s "$tree" -c "CUDA: $where; sandbox: $sb_mode" -e "$SECONDS"
 rc=$?
 rm -rf "$out/.pending"
 exit $rc

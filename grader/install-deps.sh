@@ -47,7 +47,8 @@ case "${1:-}" in
     --fuzz)  checks+=("${fuzz[@]}") ;;
     --check) checks+=("${docs[@]}" "cmd:chromium         chromium" "cmd:patch            patch"
                       "${bench[@]}" "${dev[@]}" "${fuzz[@]}" "file:/usr/share/java/epubcheck.jar epubcheck"
-                      "py:yaml              python3-yaml"
+                      "py:yaml              python3-yaml" "py:jsonschema        python3-jsonschema"
+                      "cmd:xmllint          libxml2-utils"
                       "cmd:slurmctld        slurm-wlm" "cmd:munged           munge") ;;
     *) echo "usage: install-deps.sh [--docs|--bench|--dev|--fuzz|--check]" >&2; exit 2 ;;
 esac

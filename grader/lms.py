@@ -2,7 +2,7 @@
 """lms.py -- grades in the formats that course platforms read.
 
   lms.py gradebook OUTDIR [--weights W]   the gradebook of a grade-all batch
-  lms.py check-canvas-id                  is $CANVAS_ID a usable pattern?
+  lms.py check-canvas-id [--weights W]   are $CANVAS_ID and $CANVAS_ASSIGNMENT_ID usable?
   lms.py prairielearn GRADE_DIR OUT.json  a grade as PrairieLearn's results.json
   lms.py not-gradable FORMAT MESSAGE OUT.json
                                           a results.json (FORMAT gradescope or
@@ -28,13 +28,20 @@ batch/names (the entry names, NUL-separated) and reports/NAME/ per entry
 
 With CANVAS_ID in the environment, OUTDIR/gradebook-canvas.csv is Canvas's
 gradebook import format: the columns Student, ID, SIS User ID, SIS Login ID
-and Section, then one column per assignment, and a "Points Possible" row.
+and Section, then one column per assignment, and a "Points Possible" row
+that holds each column's maximum (the weights of grader/weights.tsv: the
+whole course's, or the lesson's), whatever any student scored.
 CANVAS_ID is a Python regular expression searched in each entry's name, with
 named groups that say which identifier it finds: (?P<id>...) Canvas's user
 ID, (?P<sis_user_id>...), (?P<sis_login_id>...), and optionally
 (?P<student>...), the name.  CANVAS_ASSIGNMENT names the column (default
 "ndarray workbook": the total); a name holding {lesson} makes one column per
-lesson instead ("Lesson {lesson}").  Entries whose names do not match, or
+lesson instead ("Lesson {lesson}").  CANVAS_ASSIGNMENT_ID gives Canvas's
+assignment ID, written after the name as Canvas writes it ("ndarray
+workbook (1234)"), so that the import updates that assignment instead of
+matching by title or making a new one: one number for the one column, or
+"LESSON=ID ..." (e.g. "1=1201 2=1202") for the per-lesson columns, where
+a lesson without an ID keeps a column without one.  Entries whose names do not match, or
 that match one student twice, are left out of that file and listed; entries
 without a grade get an empty cell, which leaves Canvas's grade as it is.
 """
@@ -104,6 +111,14 @@ def lesson_of(test_name):
     return int(m.group(1))
 
 
+def max_of(r):
+    """The most points of a report.c results.json: extra_data's max_score
+    (Gradescope's specification has no top-level max_score), or the sum of
+    its tests' maxima."""
+    top = (r.get("extra_data") or {}).get("max_score")
+    return float(top) if top is not None else float(sum(t["max_score"] for t in r["tests"]))
+
+
 def read_grade(d):
     """(per-lesson points, total, max, status) of one report folder."""
     err = os.path.join(d, b"error")
@@ -122,7 +137,7 @@ def read_grade(d):
         for t in r["tests"]:
             lesson = lesson_of(t["name"])
             per[lesson] = per.get(lesson, 0.0) + float(t["score"])
-        return per, float(r["score"]), float(r["max_score"]), "graded"
+        return per, float(r["score"]), max_of(r), "graded"
     except (OSError, ValueError, KeyError, TypeError) as e:
         return {}, None, None, f"error: unreadable results.json ({type(e).__name__}: {e})"
 
@@ -159,14 +174,39 @@ def write_csv(path, rows):
     os.replace(tmp, path)
 
 
+def canvas_ids(per_lesson, lessons):
+    """$CANVAS_ASSIGNMENT_ID as {lesson or None: ID}; dies with the reason
+    if it does not fit the columns."""
+    text = os.environ.get("CANVAS_ASSIGNMENT_ID", "").strip()
+    if not text:
+        return {}
+    if not per_lesson:
+        if not re.fullmatch(r"\d+", text):
+            die(f"CANVAS_ASSIGNMENT_ID={text!r}: Canvas's assignment ID is a number (the one "
+                "in the assignment's address, .../assignments/1234)")
+        return {None: text}
+    ids = {}
+    for pair in text.split():
+        m = re.fullmatch(r"(\w+)=(\d+)", pair)
+        if not m or (m.group(1) not in [str(l) for l in lessons]):
+            die(f"CANVAS_ASSIGNMENT_ID: {pair!r} is not LESSON=ID for a section of weights.tsv "
+                f"({', '.join(str(l) for l in lessons)}); with one column per lesson, give "
+                "e.g. '1=1201 2=1202'")
+        ids[next(l for l in lessons if str(l) == m.group(1))] = m.group(2)
+    return ids
+
+
 def write_canvas(out, pat, weights, grades):
     assignment = os.environ.get("CANVAS_ASSIGNMENT", "") or "ndarray workbook"
     per_lesson = "{lesson}" in assignment
+    ids = canvas_ids(per_lesson, [l for l, _ in weights])
+    titled = lambda name, key: f"{name} ({ids[key]})" if key in ids else name  # noqa: E731
+    # Points Possible: the assignment's maximum, from the weights, never a
+    # student's score (a grade of some lessons, or a lower one, is not it)
     if per_lesson:
-        columns = [(assignment.replace("{lesson}", str(l)), l, w) for l, w in weights]
+        columns = [(titled(assignment.replace("{lesson}", str(l)), l), l, w) for l, w in weights]
     else:
-        top = next((g[2] for g in grades if g[2] is not None), sum(w for _, w in weights))
-        columns = [(assignment, None, top)]
+        columns = [(titled(assignment, None), None, sum(w for _, w in weights))]
     header = CANVAS_FIXED + [c[0] for c in columns]
     possible = ["Points Possible", "", "", "", ""] + [fmt(c[2]) for c in columns]
     matched, unmatched = {}, []
@@ -237,8 +277,8 @@ def capped(text, cap=PL_TEXT_CAP):
 
 def prairielearn(grade_dir, out_path):
     """A grade.sh report folder as PrairieLearn's results.json."""
-    with open(os.path.join(grade_dir, "results.json"), encoding="utf-8") as f:
-        r = json.load(f)
+    with open(os.path.join(grade_dir, "results.json"), "rb") as f:
+        r = json.loads(f.read().decode("utf-8", "replace"))
     report = ""
     report_path = os.path.join(grade_dir, "report.txt")
     if os.path.exists(report_path):
@@ -252,7 +292,7 @@ def prairielearn(grade_dir, out_path):
         tests.append({"name": t["name"], "points": round(t["score"], 4),
                       "max_points": round(t["max_score"], 4),
                       "message": capped(first, 2000), "output": capped(rest, 4000)})
-    top = r["max_score"]
+    top = max_of(r)
     summary = (f"{passed} of {len(tests)} tests passed: {r['score']:.2f} of {top:.2f} points.\n"
                + r.get("output", ""))
     res = {"gradable": True, "score": round(r["score"] / top, 6) if top > 0 else 0.0,
@@ -280,7 +320,8 @@ def main():
     g.add_argument("outdir")
     g.add_argument("--weights", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                       "weights.tsv"))
-    sub.add_parser("check-canvas-id")
+    c = sub.add_parser("check-canvas-id")
+    c.add_argument("--weights", default=g.get_default("weights"))
     p = sub.add_parser("prairielearn")
     p.add_argument("grade_dir")
     p.add_argument("out")
@@ -293,6 +334,8 @@ def main():
         gradebook(a.outdir, a.weights)
     elif a.cmd == "check-canvas-id":
         canvas_pattern()
+        lessons = [l for l, _ in read_weights(a.weights)]
+        canvas_ids("{lesson}" in os.environ.get("CANVAS_ASSIGNMENT", ""), lessons)
     elif a.cmd == "prairielearn":
         prairielearn(a.grade_dir, a.out)
     else:

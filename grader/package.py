@@ -437,9 +437,10 @@ def check_gradescope(path):
             problems.append(f"run_autograder failed: {run.stderr[-300:]}")
         else:
             res = json.load(open(res_path))
-            if not res.get("tests") or res.get("score") != res.get("max_score"):
+            top = res.get("extra_data", {}).get("max_score")
+            if not res.get("tests") or res.get("score") != top:
                 problems.append(f"the solution scored {res.get('score')} of "
-                                f"{res.get('max_score')}: {res.get('output', '')[:200]}")
+                                f"{top}: {res.get('output', '')[:200]}")
             elif "CUDA: emulator (CPU)" not in res.get("output", ""):
                 problems.append("results.json does not say the CUDA lessons ran on the "
                                 "emulator")

@@ -42,7 +42,7 @@ for run in normal asan integration; do
 done
 notes=$out/build-notes.tsv
 [ -f "$notes" ] || : >"$notes"
-"$root/build/grader/report" -w "$root/grader/weights.tsv" -b "$notes" \
+"$root/build/grader/report" -w "${GRADE_WEIGHTS:-$root/grader/weights.tsv}" -b "$notes" \
     -n "$merged/normal.tsv" -a "$merged/asan.tsv" \
     $([ -s "$merged/integration.tsv" ] && echo -i "$merged/integration.tsv") \
     -o "$out" -s "$(cat "$pending/tree" 2>/dev/null)" -c "INCOMPLETE: $why"

@@ -3,7 +3,7 @@
  *
  *   report -w weights.tsv -b build-notes.tsv -n normal.tsv -a asan.tsv
  *          [-i integration.tsv] -o OUTDIR [-s SUBMISSION-NAME]
- *          [-c "CUDA: where the CUDA tests ran"]
+ *          [-c "CUDA: where the CUDA tests ran"] [-e SECONDS-SO-FAR]
  *
  * A test passes only if it passed in both builds (plain, and with
  * AddressSanitizer + UBSan); a build that did not run it (verdict.c: each
@@ -21,7 +21,10 @@
  * quoted only as that, labelled as its own, capped, and is never part of
  * a verdict (the verdict, told by grade.sh, runs the call a failure
  * reports again, alone, so that the output is that call's).
- * Writes, after every test has run:
+ * Whatever bytes a submission printed, every report is valid: each text
+ * goes in through clean_text (valid UTF-8, no control characters, cut
+ * between characters), then is escaped for its format.
+ * Writes, after every test has run (each file whole or not at all):
  *   OUTDIR/results.json   Gradescope's format (written with cJSON)
  *   OUTDIR/junit.xml      for CI systems
  *   stdout                a table for people (coloured on a terminal),
@@ -43,7 +46,8 @@ typedef struct {
     int lesson;
     char name[160];
     double points;
-    char result[16];        /* pass, fail, crash, timeout */
+    char result[16];        /* pass, fail, crash, timeout, skipped (not run) */
+    double seconds;         /* CPU seconds, both builds together */
     char message[2048];
     char hint[512];
     char outfile[1024];
@@ -59,6 +63,7 @@ typedef struct {
 } lesson_info;
 
 static const char *cuda_where = "";   /* -c: "CUDA: emulator (CPU)" */
+static long elapsed = -1;              /* -e: the grade's seconds so far */
 static int output_quote = 0;           /* weights.tsv "output" line */
 static char visibility_default[32] = "visible";
 static struct { char name[160], v[32]; } visibility[256];
@@ -98,6 +103,66 @@ static int split(char *line, char **field, int n)
         p = tab + 1;
     }
     return k;
+}
+
+/* What any report may hold of a text the submission had a hand in (its
+ * printed output, its error messages, compiler messages quoting its
+ * source): at most cap - 1 bytes of valid UTF-8, cut only between
+ * characters, read from at most n bytes of src.  A byte that does not
+ * begin a valid UTF-8 sequence (a stray continuation byte, an overlong
+ * form, a surrogate, past U+10FFFF, a sequence cut short), a control
+ * character other than newline and tab (NUL, ESC and the rest of C0, DEL,
+ * C1) and the noncharacters U+FFFE and U+FFFF (which XML 1.0 forbids)
+ * each become U+FFFD.  What is left is valid JSON text once escaped, valid
+ * XML 1.0 once <, > and & are, and shows no terminal escape.  Returns how
+ * many bytes of src it read. */
+static size_t clean_text(char *dst, size_t cap, const char *src, size_t n)
+{
+    static const char fffd[] = "\xEF\xBF\xBD";
+    const unsigned char *s = (const unsigned char *)src;
+    size_t i = 0, o = 0;
+    while (i < n) {   /* (a NUL among the n bytes is a control character) */
+        unsigned c = s[i], len = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 :
+                                 c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+        unsigned cp = len == 1 ? c : len == 2 ? c & 0x1F : len == 3 ? c & 0x0F : c & 0x07;
+        bool ok = len > 0 && i + len <= n;
+        for (unsigned k = 1; ok && k < len; k++) {
+            ok = (s[i + k] & 0xC0) == 0x80;
+            cp = (cp << 6) | (s[i + k] & 0x3F);
+        }
+        /* overlong 3- and 4-byte forms, surrogates, past U+10FFFF */
+        ok = ok && !(len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) &&
+             !(len == 4 && (cp < 0x10000 || cp > 0x10FFFF));
+        bool control = ok && ((cp < 0x20 && cp != '\n' && cp != '\t') ||
+                              (cp >= 0x7F && cp <= 0x9F) || cp == 0xFFFE || cp == 0xFFFF);
+        size_t take = ok ? len : 1;   /* a bad byte is replaced alone */
+        const char *put = ok && !control ? src + i : fffd;
+        size_t put_n = ok && !control ? len : 3;
+        if (o + put_n >= cap)
+            break;
+        memcpy(dst + o, put, put_n);
+        o += put_n;
+        i += take;
+    }
+    if (cap > 0)
+        dst[o] = '\0';
+    return i;
+}
+
+/* Append src to the text in dst (cap bytes in all), cleaned: every text
+ * the reports hold is put together with these two, never with snprintf
+ * (which would cut a character in half). */
+static void append_text(char *dst, size_t cap, const char *src)
+{
+    size_t used = strlen(dst);
+    if (used + 1 < cap)
+        clean_text(dst + used, cap - used, src, strlen(src));
+}
+
+static void set_text(char *dst, size_t cap, const char *src)
+{
+    dst[0] = '\0';
+    append_text(dst, cap, src);
 }
 
 static bool valid_visibility(const char *v)
@@ -161,8 +226,9 @@ static const char *visibility_of(const char *name)
 static void read_notes(const char *path)
 {
     FILE *f = open_or_die(path, "r");
-    char line[4096], *fld[3];
-    while (fgets(line, sizeof line, f) != NULL) {
+    char *line = NULL, *fld[3];
+    size_t linecap = 0;
+    while (getline(&line, &linecap, f) != -1) {
         if (split(line, fld, 3) != 3)
             continue;
         int l = atoi(fld[0]);
@@ -172,10 +238,11 @@ static void read_notes(const char *path)
         if (strcmp(fld[1], "missing") == 0 || strcmp(fld[1], "rejected") == 0 ||
             strcmp(fld[1], "compile error") == 0)
             lessons[l].replaced = true;
-        size_t used = strlen(lessons[l].notes);
-        snprintf(lessons[l].notes + used, sizeof lessons[l].notes - used, "%s%s",
-                 used ? "; " : "", fld[2]);
+        if (lessons[l].notes[0])
+            append_text(lessons[l].notes, sizeof lessons[l].notes, "; ");
+        append_text(lessons[l].notes, sizeof lessons[l].notes, fld[2]);
     }
+    free(line);
     fclose(f);
 }
 
@@ -186,9 +253,10 @@ static void read_notes(const char *path)
 static void read_results(const char *path, bool asan, bool integration)
 {
     FILE *f = open_or_die(path, "r");
-    char line[8192], *fld[8];
+    char *line = NULL, *fld[8];
+    size_t linecap = 0;
     int i = 0;
-    while (fgets(line, sizeof line, f) != NULL) {
+    while (getline(&line, &linecap, f) != -1) {
         /* lesson  test  points  result  seconds  message  hint  output-file
          * (and verdict's 9th column, the CPU limit, which split leaves out) */
         if (split(line, fld, 8) != 8)
@@ -199,27 +267,33 @@ static void read_results(const char *path, bool asan, bool integration)
                 die("too many tests");
             r = &rows[nrows++];
             r->lesson = integration ? INTEGRATION : atoi(fld[0]);
-            snprintf(r->name, sizeof r->name, integration ? "%s (lesson %s)" : "%s", fld[1],
-                     fld[0]);
+            set_text(r->name, sizeof r->name, fld[1]);
+            if (integration) {
+                append_text(r->name, sizeof r->name, " (lesson ");
+                append_text(r->name, sizeof r->name, fld[0]);
+                append_text(r->name, sizeof r->name, ")");
+            }
             r->points = atof(fld[2]);
-            snprintf(r->hint, sizeof r->hint, "%s", fld[6]);
+            set_text(r->hint, sizeof r->hint, fld[6]);
         } else {
             /* same tests in the same order; check it rather than trust it */
             if (i >= nrows || strcmp(rows[i].name, fld[1]) != 0)
                 die("the two builds ran different tests");
             r = &rows[i++];
+            r->seconds += atof(fld[4]);
             bool located = strcmp(r->result, "crash") == 0 && strcmp(fld[3], "crash") == 0 &&
                            (strstr(fld[5], "Sanitizer)") || strstr(fld[5], "(UBSan)"));
             if ((strcmp(r->result, "pass") != 0 && !located) || strcmp(fld[3], "pass") == 0)
                 continue;
             if (located) {   /* the same call crashed: add where, after the call's words */
+                char asan_msg[sizeof r->message];
+                set_text(asan_msg, sizeof asan_msg, fld[5]);
                 size_t same = 0, at = 0;
-                for (; r->message[same] && r->message[same] == fld[5][same]; same++)
+                for (; r->message[same] && r->message[same] == asan_msg[same]; same++)
                     if (same > 0 && r->message[same - 1] == ':' && r->message[same] == ' ')
                         at = same + 1;
-                size_t used = strlen(r->message);
-                snprintf(r->message + used, sizeof r->message - used,
-                         ". With AddressSanitizer + UBSan: %s", fld[5] + at);
+                append_text(r->message, sizeof r->message, ". With AddressSanitizer + UBSan: ");
+                append_text(r->message, sizeof r->message, asan_msg + at);
                 continue;
             }
         }
@@ -227,24 +301,39 @@ static void read_results(const char *path, bool asan, bool integration)
             die("a lesson number is out of range");
         /* (the sanitizers' words only where the plain build ran it too) */
         bool plain_ran = asan && !strstr(r->message, "build's result stands");
+        if (strcmp(fld[3], "pass") != 0 && strcmp(fld[3], "fail") != 0 &&
+            strcmp(fld[3], "crash") != 0 && strcmp(fld[3], "timeout") != 0 &&
+            strcmp(fld[3], "skipped") != 0)
+            die("a results file has a result that is not pass, fail, crash, timeout or skipped");
         snprintf(r->result, sizeof r->result, "%s", fld[3]);
-        snprintf(r->message, sizeof r->message, "%s%s", plain_ran ?
-                 "with AddressSanitizer + UBSan: " : "", fld[5]);
+        if (!asan)
+            r->seconds = atof(fld[4]);
+        set_text(r->message, sizeof r->message, plain_ran ? "with AddressSanitizer + UBSan: " : "");
+        append_text(r->message, sizeof r->message, fld[5]);
         snprintf(r->outfile, sizeof r->outfile, "%s", fld[7]);
     }
+    free(line);
     fclose(f);
 }
 
-/* The first bytes of a test's captured output, for the report. */
+/* The first bytes of a test's captured output, for the report: at most
+ * output_quote bytes (cap - 1 at most), cleaned (clean_text), and a line
+ * that says so when there was more. */
 static void quote_output(const char *path, char *dst, size_t cap)
 {
     dst[0] = '\0';
-    FILE *f = path[0] && output_quote > 0 ? fopen(path, "r") : NULL;
+    FILE *f = path[0] && output_quote > 0 ? fopen(path, "rb") : NULL;
     if (f == NULL)
         return;
-    size_t n = fread(dst, 1, cap - 1 < (size_t)output_quote ? cap - 1 : (size_t)output_quote, f);
-    dst[n] = '\0';
+    char raw[OUTPUT_QUOTE + 8];
+    size_t want = (size_t)output_quote + 4;   /* room to finish the last character */
+    size_t n = fread(raw, 1, want, f);
+    bool more = n == want || fgetc(f) != EOF;
     fclose(f);
+    size_t keep = cap - 1 < (size_t)output_quote ? cap : (size_t)output_quote + 1;
+    size_t used = clean_text(dst, keep, raw, n);
+    if (used < n || more)
+        append_text(dst, cap, "\n[... the rest of what it printed is not shown]");
 }
 
 static bool passed(const test_row *r) { return strcmp(r->result, "pass") == 0; }
@@ -256,51 +345,75 @@ static void test_text(const test_row *r, char *dst, size_t cap)
         snprintf(dst, cap, "passed");
         return;
     }
-    char out[OUTPUT_QUOTE + 1];
+    char out[OUTPUT_QUOTE + 64];
     quote_output(r->outfile, out, sizeof out);
-    snprintf(dst, cap, "%s: %s%s%s%s", r->result, r->message,
-             r->hint[0] ? "\nHint: " : "", r->hint,
-             out[0] ? "\nThe submission's own output, not the grader's: what its code "
-                      "printed while running the failing call (at most the first bytes; never "
-                      "part of the verdict):\n" : "");
+    set_text(dst, cap, r->result);
+    append_text(dst, cap, ": ");
+    append_text(dst, cap, r->message);
+    if (r->hint[0]) {
+        append_text(dst, cap, "\nHint: ");
+        append_text(dst, cap, r->hint);
+    }
     if (out[0]) {
-        size_t used = strlen(dst);
-        snprintf(dst + used, cap - used, "%s", out);
+        append_text(dst, cap, "\nThe submission's own output, not the grader's: what its code "
+                              "printed while running the failing call (at most the first "
+                              "bytes, made valid text; never part of the verdict):\n");
+        append_text(dst, cap, out);
     }
 }
 
-static void xml_escaped(FILE *f, const char *s)
+/* Text as XML 1.0 character data or an attribute value in double quotes
+ * (cleaned again: whatever reaches here, the file stays well-formed). */
+static void xml_escaped(FILE *f, const char *text)
 {
-    for (; *s; s++) {
-        switch (*s) {
+    static char s[OUTPUT_QUOTE + 8192];
+    clean_text(s, sizeof s, text, strlen(text));
+    for (const char *p = s; *p; p++) {
+        switch (*p) {
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
         case '&': fputs("&amp;", f); break;
         case '"': fputs("&quot;", f); break;
-        default:
-            /* control characters other than tab/newline are not allowed in XML 1.0 */
-            if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
-                fputc(*s, f);
+        case '\n': fputs("&#10;", f); break;   /* kept in attributes, too */
+        case '\t': fputs("&#9;", f); break;
+        default: fputc(*p, f);
         }
     }
 }
 
+/* Gradescope's results.json, with only the fields its specification
+ * lists (gradescope-autograders.readthedocs.io, "Autograder
+ * Specifications"; grader/schemas/results.schema.json holds this file to it).
+ * Every text is shown as plain text ("text"), so that nothing a
+ * submission printed is read as HTML or Markdown; the most points, the
+ * CUDA device and the sandbox go in extra_data, which Gradescope keeps. */
 static void write_json(const char *path, double score, double max)
 {
     cJSON *root = cJSON_CreateObject(), *tests = cJSON_CreateArray();
     cJSON_AddNumberToObject(root, "score", score);
-    cJSON_AddNumberToObject(root, "max_score", max);
+    if (elapsed >= 0)
+        cJSON_AddNumberToObject(root, "execution_time", elapsed);
     char summary[8192] = "";
-    if (cuda_where[0])
-        snprintf(summary, sizeof summary, "%s\n", cuda_where);
+    if (cuda_where[0]) {
+        append_text(summary, sizeof summary, cuda_where);
+        append_text(summary, sizeof summary, "\n");
+    }
     for (int l = 0; l < MAX_LESSONS; l++) {
         if (lessons[l].notes[0]) {
-            size_t used = strlen(summary);
-            snprintf(summary + used, sizeof summary - used, "Lesson %d: %s\n", l,
-                     lessons[l].notes);
+            char head[32];
+            snprintf(head, sizeof head, "Lesson %d: ", l);
+            append_text(summary, sizeof summary, head);
+            append_text(summary, sizeof summary, lessons[l].notes);
+            append_text(summary, sizeof summary, "\n");
         }
     }
     cJSON_AddStringToObject(root, "output", summary);
+    cJSON_AddStringToObject(root, "output_format", "text");
+    cJSON_AddStringToObject(root, "test_output_format", "text");
+    cJSON_AddStringToObject(root, "test_name_format", "text");
+    cJSON *extra = cJSON_AddObjectToObject(root, "extra_data");
+    cJSON_AddNumberToObject(extra, "max_score", max);
+    cJSON_AddStringToObject(extra, "environment", cuda_where);
     cJSON_AddItemToObject(root, "tests", tests);
     static char text[OUTPUT_QUOTE + 4096];
     for (int i = 0; i < nrows; i++) {
@@ -317,8 +430,11 @@ static void write_json(const char *path, double score, double max)
         cJSON_AddStringToObject(t, "name", name);
         cJSON_AddNumberToObject(t, "score", passed(r) ? r->points * scale : 0);
         cJSON_AddNumberToObject(t, "max_score", r->points * scale);
+        cJSON_AddStringToObject(t, "status", passed(r) ? "passed" : "failed");
         cJSON_AddStringToObject(t, "output", text);
         cJSON_AddStringToObject(t, "visibility", visibility_of(r->name));
+        cJSON_AddNumberToObject(cJSON_AddObjectToObject(t, "extra_data"), "cpu_seconds",
+                                r->seconds);
         cJSON_AddItemToArray(tests, t);
     }
     char *json = cJSON_Print(root);
@@ -327,27 +443,63 @@ static void write_json(const char *path, double score, double max)
     FILE *f = open_or_die(path, "w");
     fputs(json, f);
     fputc('\n', f);
-    fclose(f);
+    if (fclose(f) != 0)
+        die("cannot write results.json");
     cJSON_free(json);
     cJSON_Delete(root);
+}
+
+/* A crash or a timeout is an <error> (the test did not finish), a test
+ * not run <skipped>, a wrong result a <failure>: the JUnit XML that Ant,
+ * Jenkins, GitLab and the xunit readers share (grader/schemas/junit.xsd
+ * holds this file to it).  A test's time is its CPU seconds in both
+ * builds.  (In results.json all three are "failed", with no points.) */
+static const char *junit_tag(const test_row *r)
+{
+    return passed(r) ? NULL : strcmp(r->result, "crash") == 0 ||
+           strcmp(r->result, "timeout") == 0 ? "error" :
+           strcmp(r->result, "skipped") == 0 ? "skipped" : "failure";
+}
+
+static void junit_count(const test_row *r, int *failures, int *errors, int *skipped)
+{
+    const char *tag = junit_tag(r);
+    *failures += tag != NULL && strcmp(tag, "failure") == 0;
+    *errors += tag != NULL && strcmp(tag, "error") == 0;
+    *skipped += tag != NULL && strcmp(tag, "skipped") == 0;
 }
 
 static void write_junit(const char *path)
 {
     FILE *f = open_or_die(path, "w");
     static char text[OUTPUT_QUOTE + 4096];
-    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
+    int failures = 0, errors = 0, skipped = 0;
+    double all_time = 0;
+    for (int i = 0; i < nrows; i++) {
+        junit_count(&rows[i], &failures, &errors, &skipped);
+        all_time += rows[i].seconds;
+    }
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+               "<testsuites name=\"ndarray workbook\" tests=\"%d\" failures=\"%d\" "
+               "errors=\"%d\" time=\"%.3f\">\n", nrows, failures, errors, all_time);
     for (int l = 0; l < MAX_LESSONS; l++) {
         if (lessons[l].tests == 0)
             continue;
-        if (l == INTEGRATION)
-            fprintf(f, "  <testsuite name=\"integration\" tests=\"%d\" failures=\"%d\">\n",
-                    lessons[l].tests, lessons[l].tests - lessons[l].passed);
-        else
-            fprintf(f, "  <testsuite name=\"lesson %d\" tests=\"%d\" failures=\"%d\">\n", l,
-                    lessons[l].tests, lessons[l].tests - lessons[l].passed);
+        int fails = 0, errs = 0, skips = 0;
+        double time = 0;
+        for (int i = 0; i < nrows; i++) {
+            if (rows[i].lesson == l) {
+                junit_count(&rows[i], &fails, &errs, &skips);
+                time += rows[i].seconds;
+            }
+        }
+        char name[32];
+        snprintf(name, sizeof name, l == INTEGRATION ? "integration" : "lesson %d", l);
+        fprintf(f, "  <testsuite name=\"%s\" tests=\"%d\" failures=\"%d\" errors=\"%d\" "
+                   "skipped=\"%d\" time=\"%.3f\">\n", name, lessons[l].tests, fails, errs, skips,
+                time);
         if (cuda_where[0]) {
-            fprintf(f, "    <properties><property name=\"cuda\" value=\"");
+            fprintf(f, "    <properties><property name=\"environment\" value=\"");
             xml_escaped(f, cuda_where);
             fprintf(f, "\"/></properties>\n");
         }
@@ -355,23 +507,26 @@ static void write_junit(const char *path)
             const test_row *r = &rows[i];
             if (r->lesson != l)
                 continue;
-            fprintf(f, "    <testcase classname=\"lesson%d\" name=\"", l);
+            fprintf(f, "    <testcase classname=\"%s\" name=\"",
+                    l == INTEGRATION ? "integration" : name);
             xml_escaped(f, r->name);
-            fprintf(f, "\">");
-            if (!passed(r)) {
+            fprintf(f, "\" time=\"%.3f\">", r->seconds);
+            const char *tag = junit_tag(r);
+            if (tag != NULL) {
                 test_text(r, text, sizeof text);
-                fprintf(f, "<failure message=\"");
+                fprintf(f, "<%s type=\"%s\" message=\"", tag, r->result);
                 xml_escaped(f, r->message);
                 fprintf(f, "\">");
                 xml_escaped(f, text);
-                fprintf(f, "</failure>");
+                fprintf(f, "</%s>", tag);
             }
             fprintf(f, "</testcase>\n");
         }
         fprintf(f, "  </testsuite>\n");
     }
     fprintf(f, "</testsuites>\n");
-    fclose(f);
+    if (fclose(f) != 0)
+        die("cannot write junit.xml");
 }
 
 int main(int argc, char **argv)
@@ -380,7 +535,7 @@ int main(int argc, char **argv)
     const char *who = "";
     int opt;
     const char *integ = NULL;
-    while ((opt = getopt(argc, argv, "w:b:n:a:i:o:s:c:")) != -1) {
+    while ((opt = getopt(argc, argv, "w:b:n:a:i:o:s:c:e:")) != -1) {
         switch (opt) {
         case 'w': weights = optarg; break;
         case 'b': notes = optarg; break;
@@ -390,11 +545,12 @@ int main(int argc, char **argv)
         case 'o': outdir = optarg; break;
         case 's': who = optarg; break;
         case 'c': cuda_where = optarg; break;
-        default: die("usage: report -w W -b B -n N -a A -o OUTDIR [-s NAME] [-c CUDA]");
+        case 'e': elapsed = atol(optarg); break;
+        default: die("usage: report -w W -b B -n N -a A -o OUTDIR [-s NAME] [-c CUDA] [-e SECONDS]");
         }
     }
     if (!weights || !notes || !normal || !asan || !outdir)
-        die("usage: report -w W -b B -n N -a A -o OUTDIR [-s NAME] [-c CUDA]");
+        die("usage: report -w W -b B -n N -a A -o OUTDIR [-s NAME] [-c CUDA] [-e SECONDS]");
     read_weights(weights);
     read_notes(notes);
     read_results(normal, false, false);
@@ -406,8 +562,8 @@ int main(int argc, char **argv)
         test_row *r = &rows[i];
         if (lessons[r->lesson].replaced) {
             snprintf(r->result, sizeof r->result, "fail");
-            snprintf(r->message, sizeof r->message, "lesson %d scores 0: %.1900s", r->lesson,
-                     lessons[r->lesson].notes);
+            snprintf(r->message, sizeof r->message, "lesson %d scores 0: ", r->lesson);
+            append_text(r->message, sizeof r->message, lessons[r->lesson].notes);
             r->outfile[0] = '\0';
         }
     }
@@ -426,7 +582,9 @@ int main(int argc, char **argv)
     bool colour = isatty(STDOUT_FILENO);
     const char *green = colour ? "\033[32m" : "", *red = colour ? "\033[31m" : "";
     const char *bold = colour ? "\033[1m" : "", *off = colour ? "\033[0m" : "";
-    printf("%sGrade%s%s%s\n", bold, who[0] ? " of " : "", who, off);
+    char who_text[512];   /* a submission's name: shown as text, no terminal escape */
+    set_text(who_text, sizeof who_text, who);
+    printf("%sGrade%s%s%s\n", bold, who[0] ? " of " : "", who_text, off);
     printf("%s\n\n", cuda_where[0] ? cuda_where : "");
     printf("  %-30s %9s %11s %13s\n", "lesson", "tests", "points", "score");
     for (int l = 0; l < MAX_LESSONS; l++) {
@@ -459,11 +617,18 @@ int main(int argc, char **argv)
             shown++;
         }
     }
-    char path[2048];
+    /* each written beside, then renamed: never half a report */
+    char path[2048], tmp[2100];
     snprintf(path, sizeof path, "%s/results.json", outdir);
-    write_json(path, score, max);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    write_json(tmp, score, max);
+    if (rename(tmp, path) != 0)
+        die("cannot rename results.json.tmp");
     snprintf(path, sizeof path, "%s/junit.xml", outdir);
-    write_junit(path);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    write_junit(tmp);
+    if (rename(tmp, path) != 0)
+        die("cannot rename junit.xml.tmp");
     printf("  reports: %s/results.json, %s/junit.xml\n", outdir, outdir);
     printf("%d passed, %d failed\n", npass, nrows - npass);
     return 0;

@@ -27,8 +27,14 @@
 #   peak-below MB                every test of either build held less
 #                                memory at its peak (verdict's 10th column:
 #                                the test's process and its executor's)
+#   reports-valid                every report is valid for what reads it
+#                                (grader/check_reports.py: results.json to
+#                                Gradescope's spec, junit.xml to the XSD,
+#                                PrairieLearn's results, the gradebook row,
+#                                the table)
 # A folder may also hold `setup`, a bash script run in the patched tree
-# (for what a patch cannot carry, such as a 50 MB file).
+# (for what a patch cannot carry, such as a 50 MB file), and `weights.tsv`,
+# graded with in place of grader/weights.tsv (GRADE_WEIGHTS).
 # Every grade must also end with "N passed, N failed".  The grades run four
 # at a time on this 2-core machine, the solution's among them: a correct
 # lesson must keep full marks however busy the machine is (the limits are
@@ -50,9 +56,12 @@ AT_ONCE=${GRADE_AT_ONCE:-4}
 make -s grader-objs >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 
 # grade NAME TREE [LESSONS]: grade into $work/NAME, note the seconds it took
+# (with the case's own weights.tsv, if it has one)
 grade() {
-    local t0=$SECONDS
-    GRADE_LESSONS=${3:-} bash grader/grade.sh "$2" "$work/$1" >"$work/$1.log" 2>&1
+    local t0=$SECONDS weights=grader/selftest/submissions/$1/weights.tsv
+    [ -f "$weights" ] || weights=grader/weights.tsv
+    GRADE_LESSONS=${3:-} GRADE_WEIGHTS=$root/$weights bash grader/grade.sh "$2" "$work/$1" \
+        >"$work/$1.log" 2>&1
     echo "$? $((SECONDS - t0))" >"$work/$1.status"
 }
 
@@ -68,7 +77,7 @@ judge() {
 import json, os, sys
 out, expect, log = sys.argv[1], sys.argv[2], sys.argv[3]
 res = json.load(open(f"{out}/results.json"))
-notes = [l.rstrip("\n").split("\t") for l in open(f"{out}/build-notes.tsv")]
+notes = [l.rstrip("\n").split("\t") for l in open(f"{out}/build-notes.tsv", errors="replace")]
 def scores(res):   # each lesson's (and "integration"'s) score and points
     score, top = {}, {}
     for t in res["tests"]:
@@ -78,6 +87,7 @@ def scores(res):   # each lesson's (and "integration"'s) score and points
         top[lesson] = top.get(lesson, 0) + t["max_score"]
     return score, top
 score, top = scores(res)
+res["max_score"] = res["extra_data"]["max_score"]   # (report.c keeps it in extra_data)
 def verdict_rows():   # (build, fields) of each row the verdict wrote, both builds
     for build in ["normal", "asan"]:
         for row in open(f"{out}/{build}.tsv"):
@@ -161,12 +171,18 @@ for line in open(expect):
                 print(f"{f[1]} ({build}) held {float(f[9]):.0f} MB, expected under {limit:g}")
         if n == 0:
             print("no test's peak memory in normal.tsv or asan.tsv")
+    elif kind == "reports-valid":
+        import subprocess
+        r = subprocess.run(["/usr/bin/python3", "grader/check_reports.py", out, log],
+                           capture_output=True, text=True, errors="replace")
+        if r.returncode != 0:
+            print("reports not valid: " + " | ".join((r.stdout + r.stderr).splitlines()[:3]))
     elif kind == "only":
         pass
     else:
         print(f"unknown claim '{kind}' in {expect}")
 EOF
-)
+) || why="the judge of its claims failed (exit $?): ${why:-see the traceback above}"
     if [ -z "$why" ]; then
         echo "ok - $name (${secs} s)"
     else
@@ -186,10 +202,10 @@ fi
 # Time the solution's tests once (the limits), then grade the solution, the
 # skeleton and every submission, AT_ONCE at a time.
 bash grader/grade.sh --calibrate >"$work/calibrate.log" 2>&1 || { cat "$work/calibrate.log"; exit 1; }
-printf 'total full\n' >"$work/solution.expect"
+printf 'total full\nreports-valid\n' >"$work/solution.expect"
 # (the skeleton passes the few tests of what the given code alone does:
 # argument and shape checks, empty arrays; under 5% of the points)
-printf 'total-below 5\nevery-failure not implemented\n' >"$work/skeleton.expect"
+printf 'total-below 5\nevery-failure not implemented\nreports-valid\n' >"$work/skeleton.expect"
 cases=()
 if wanted solution; then
     cases+=(solution)

@@ -31,7 +31,8 @@
 #   7. the sandbox's probes (in its mode here and, as root, in the uid
 #      fallback) fail to leave it; the grader's self-tests: the solution
 #      scores 100%, the skeleton under 5%, hostile and buggy submissions get their
-#      expected scores, a grade past its time limit stops, batch grading
+#      expected scores, every report stays valid whatever a submission
+#      prints, a grade past its time limit stops, batch grading
 #      writes its gradebook; grade-all keeps a row for every submission
 #      whatever its name and stops a grade at its time limit; RUNNER=slurm
 #      on a single-node Slurm started for the test gives the same gradebook
@@ -340,6 +341,8 @@ if want grader; then
 section grader "the grader's self-tests"
 bash grader/test_grader.sh >"$logs/grader.log" 2>&1
 add_counts "grader self-tests" "$logs/grader.log"
+bash grader/test_reports.sh >"$logs/reports.log" 2>&1
+add_counts "reports valid whatever a submission prints (Gradescope's spec, JUnit XSD, PrairieLearn, Canvas)" "$logs/reports.log"
 bash grader/test_grade_all.sh >"$logs/grade-all.log" 2>&1
 add_counts "grade-all: a row for every submission, the time limit, Canvas" "$logs/grade-all.log"
 bash grader/test_slurm.sh >"$logs/slurm.log" 2>&1

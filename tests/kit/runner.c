@@ -553,6 +553,8 @@ static const char *ending(int status, const char *said, double cpu, double limit
                            : sig == SIGABRT ? "abort(): a failed assert, or a corrupted heap"
                            : sig == SIGFPE ? "an integer division by zero"
                            : sig == SIGSYS ? "a system call tests may not make"
+                           : sig == SIGXFSZ ? "it printed more than a test may (its output "
+                                              "reached the size limit of its file)"
                                            : "a signal";
         snprintf(dst, cap, "crashed: %s (signal %d, %s)", what, sig, strsignal(sig));
     }
