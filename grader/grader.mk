@@ -134,3 +134,24 @@ bench-grade: deps grader-objs ## what a grade costs: CPU s (every process), wall
 	@bash grader/bench_grade.sh $(if $(filter 1,$(QUICK)),--quick)
 
 .PHONY: bench-grade
+
+# Gradescope's base image is Ubuntu 22.04, whose compilers are gcc and g++
+# 11 (Debian 12's are 12): each tree's library and the emulator, and every
+# file of the grader, must build with them too, warning-free.  The trees
+# go to build/compat/TREE (make's own rules, with CC and CXX given); the
+# grader's files are compiled with its flags and thrown away.
+COMPAT_CC := gcc-11
+COMPAT_CXX := g++-11
+compat-check: ## both trees, the emulator and the grader build with gcc/g++ 11 (Ubuntu 22.04: Gradescope's base image)
+	@bash grader/install-deps.sh --compat
+	@for t in $(CUDA_CHECK_TREES); do \
+		$(MAKE) -s --no-print-directory TREE=$$t SAN=0 CUDA=emu CC=$(COMPAT_CC) \
+			CXX=$(COMPAT_CXX) B=build/compat/$$t build/compat/$$t/libnd.a || exit 1; done
+	@for f in $(sort $(VERDICT_SRCS) $(EXEC_SRCS)); do \
+		$(COMPAT_CC) $(GRADER_FLAGS) -O2 -c $$f -o /dev/null || exit 1; done
+	@$(COMPAT_CC) $(CFLAGS_COMMON) $(CFLAGS_LIB) -O2 -c grader/report.c \
+		$$(pkg-config --cflags libcjson) -o /dev/null
+	@$(COMPAT_CC) $(SANDBOX_FLAGS) -c grader/sandbox_cli.c -o /dev/null
+	@echo "compat-check: $(CUDA_CHECK_TREES), the emulator and the grader build with $$($(COMPAT_CC) --version | head -n 1)"
+
+.PHONY: compat-check

@@ -14,12 +14,15 @@
 #   install-deps.sh --dev     also what `make watch` (inotify-tools) and
 #                             `make compile_commands.json` (bear) want
 #   install-deps.sh --fuzz    also what `make fuzz` needs (clang, libFuzzer)
+#   install-deps.sh --compat  also gcc and g++ 11, Ubuntu 22.04's (make
+#                             compat-check)
 #   install-deps.sh --check   also what `make check` needs (the docs, a
 #                             headless Chromium, patch, --bench's libraries
-#                             for its smoke pass, --dev's and --fuzz's
-#                             tools, epubcheck, PyYAML for the GitHub
-#                             Classroom workflow's check, and Slurm with
-#                             MUNGE for the test of RUNNER=slurm)
+#                             for its smoke pass, --dev's, --fuzz's and
+#                             --compat's tools, epubcheck, PyYAML for the
+#                             GitHub Classroom workflow's check, Slurm with
+#                             MUNGE for the test of RUNNER=slurm, and
+#                             jsonschema and xmllint for the reports' schemas)
 set -euo pipefail
 
 # "how to tell it is here" and the Debian package that provides it
@@ -38,6 +41,7 @@ checks=(
 docs=("file:/usr/share/javascript/katex/katex.min.js libjs-katex" "cmd:gnuplot          gnuplot-nox")
 dev=("cmd:inotifywait        inotify-tools" "cmd:bear             bear")
 fuzz=("cmd:clang            clang" "rt:fuzzer            libclang-rt-14-dev")
+compat=("cmd:gcc-11           gcc-11" "cmd:g++-11           g++-11")
 bench=("pc:openblas          libopenblas-dev" "py:numpy             python3-numpy")
 case "${1:-}" in
     "") ;;
@@ -45,12 +49,13 @@ case "${1:-}" in
     --bench) checks+=("${bench[@]}") ;;
     --dev)   checks+=("${dev[@]}") ;;
     --fuzz)  checks+=("${fuzz[@]}") ;;
-    --check) checks+=("${docs[@]}" "cmd:chromium         chromium" "cmd:patch            patch"
+    --compat) checks+=("${compat[@]}") ;;
+    --check) checks+=("${docs[@]}" "${compat[@]}" "cmd:chromium         chromium" "cmd:patch            patch"
                       "${bench[@]}" "${dev[@]}" "${fuzz[@]}" "file:/usr/share/java/epubcheck.jar epubcheck"
                       "py:yaml              python3-yaml" "py:jsonschema        python3-jsonschema"
                       "cmd:xmllint          libxml2-utils"
                       "cmd:slurmctld        slurm-wlm" "cmd:munged           munge") ;;
-    *) echo "usage: install-deps.sh [--docs|--bench|--dev|--fuzz|--check]" >&2; exit 2 ;;
+    *) echo "usage: install-deps.sh [--docs|--bench|--dev|--fuzz|--compat|--check]" >&2; exit 2 ;;
 esac
 
 missing=()

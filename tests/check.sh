@@ -8,7 +8,8 @@
 #   2. skeleton/ is exactly what the generator makes from solution/, and
 #      the kit names each of its stubs and each fault of the CUDA emulator
 #      (tests/kit/check.c's tables)
-#   3. both trees build with -Wall -Wextra -Werror; the CUDA emulator's
+#   3. both trees build with -Wall -Wextra -Werror (and with gcc 11, Ubuntu
+#      22.04's, Gradescope's base image, as the grader too); the CUDA emulator's
 #      self-tests (broken kernels it must catch); the GPU path, built by
 #      nvcc with CUDA=gpu and no GPU: both trees' .cu files and the GPU
 #      benchmarks for sm_75 and sm_90 (no kernel spills), the public test
@@ -172,6 +173,7 @@ if want builds; then
 section builds "builds (-Wall -Wextra -Werror)"
 run "build solution" make build TREE=solution SAN=0
 run "build skeleton" make build TREE=skeleton SAN=0
+run "both trees, the emulator and the grader build with gcc/g++ 11 (Ubuntu 22.04, Gradescope's image)" make -s compat-check
 bash grader/emu/test_emu.sh >"$logs/emu.log" 2>&1
 add_counts "CUDA emulator self-tests" "$logs/emu.log"
 
