@@ -28,20 +28,36 @@
 #          on a filesystem that the compute nodes share.  sbatch reads the
 #          partition, account and so on from its own environment variables
 #          (SBATCH_PARTITION, SBATCH_ACCOUNT, ...).  Returns once the jobs
-#          are queued; --wait waits for the gradebook.
+#          are queued; --wait waits for the gradebook, and fails (exit 2)
+#          if the solution could not be timed (no submission was graded
+#          then: every row says so and names the calibration's log).
 #
 # OUTDIR/gradebook.csv (written by grader/lms.py, which documents the
 # columns) has one row per entry, in the byte order of the names.  With
 # CANVAS_ID set, OUTDIR/gradebook-canvas.csv is Canvas's import format too.
 #
+# A batch grades other people's code: it refuses the sandbox's limits-only
+# mode (no namespaces, not root), in which a submission could read and
+# change whatever the grader's user can, unless GRADE_SANDBOX=any says to
+# (grade.sh --sandbox-check says what is missing; on Slurm the calibration
+# job, on a compute node, refuses it).
+#
 # Environment:
 #   GRADE_TIMEOUT=SECONDS  the overall limit of one grade (default 900): past
 #                          it, the grade and everything it started are killed
+#   GRADE_SANDBOX=POLICY   the weakest sandbox mode a grade may run in: strong
+#                          (namespaces), uid (namespaces or, as root, the uid
+#                          fallback: the default for a batch) or any
 #   GRADE_CPUS=N           slurm: cores per task (default 1)
+#   GRADE_SLURM_MEM=MB     slurm: memory per task and for the calibration
+#                          (--mem; default 4096; 0: ask for none)
+#   GRADE_SLURM_THROTTLE=N slurm: at most N tasks of the array at once
+#                          (--array=...%N; default 64; 0: no throttle)
 #   GRADE_MEMORY_MB=MB     local: the MB each grade's tests may hold at once
 #                          (default: what one grade may, shared by JOBS)
 #   CANVAS_ID=REGEX        student identifiers in the entry names (lms.py)
 #   CANVAS_ASSIGNMENT=NAME the Canvas column(s) (lms.py)
+#   CANVAS_ASSIGNMENT_ID=N Canvas's assignment ID(s) for the column(s) (lms.py)
 #   GRADE_ALL_GRADER=PATH  the script that grades one tree (default
 #                          grader/grade.sh; the self-tests use a stand-in)
 set -uo pipefail
@@ -197,8 +213,12 @@ subs=$1 out=$2 jobs=${3:-$(nproc)}
 cpus=${GRADE_CPUS:-1}
 [[ $cpus =~ ^[1-9][0-9]*$ ]] || die "GRADE_CPUS must be a positive number, not '$cpus'"
 if [ -n "${CANVAS_ID:-}" ]; then   # a bad pattern fails now, not after the grading
-    python3 "$root/grader/lms.py" check-canvas-id || exit 2
+    python3 "$root/grader/lms.py" check-canvas-id --weights "$root/grader/weights.tsv" || exit 2
 fi
+export GRADE_SANDBOX=${GRADE_SANDBOX:-uid}
+slurm_mem=${GRADE_SLURM_MEM:-4096} throttle=${GRADE_SLURM_THROTTLE:-64}
+[[ $slurm_mem =~ ^[0-9]+$ ]] || die "GRADE_SLURM_MEM must be a number of MB (0: none), not '$slurm_mem'"
+[[ $throttle =~ ^[0-9]+$ ]] || die "GRADE_SLURM_THROTTLE must be a number of tasks (0: no limit), not '$throttle'"
 subs=$(cd "$subs" && pwd)
 mkdir -p "$out" || die "cannot create $out"
 out=$(cd "$out" && pwd)
@@ -215,16 +235,19 @@ n=${#names[@]}
 
 if [ "$runner" = local ]; then
     echo "grade-all: grading $n submissions, $jobs at a time"
-    # The sandbox's mode, found once for the whole batch: every grade runs
-    # in it or fails (and is tried once more), never in a weaker one found
-    # when the machine is busy (each grade also has uids of its own).
-    if [ -z "${SB_MODE:-}" ] && [ -x "$root/build/grader/sandbox" ]; then
-        case $("$root/build/grader/sandbox" mode) in
+    # The sandbox's mode, found once for the whole batch, and refused now
+    # if GRADE_SANDBOX does not allow it: every grade runs in it or fails
+    # (and is tried once more), never in a weaker one found when the
+    # machine is busy (each grade also has uids of its own).
+    if [ -x "$root/build/grader/sandbox" ]; then
+        mode=$(bash "$root/grader/grade.sh" --sandbox-check) ||
+            die "no submission graded: the sandbox is too weak for GRADE_SANDBOX=$GRADE_SANDBOX (above)"
+        case $mode in
             namespaces*) export SB_MODE=namespaces ;;
             uid*) export SB_MODE=uid ;;
             *) export SB_MODE=none ;;
         esac
-        echo "grade-all: sandbox mode for the whole batch: $SB_MODE"
+        echo "grade-all: sandbox mode for the whole batch: $SB_MODE ($mode; GRADE_SANDBOX=$GRADE_SANDBOX)"
     fi
     # The memory of the whole batch: what one grade alone would give its
     # tests (grade.sh --memory-budget), shared by the grades that run at
@@ -250,26 +273,43 @@ q() { printf '%q' "$1"; }
 logs=$out/batch/logs
 sb() { sbatch --parsable --chdir="$root" "$@"; }
 minutes=$(( (limit + 120 + 59) / 60 ))   # Slurm's own limit: a backstop past ours
-cal=$(sb --job-name=grade-calibrate --cpus-per-task="$cpus" --output="$logs/calibrate.out" \
-      --wrap "bash $(q "$grader") --calibrate || { touch $(q "$out/batch/calibration-failed"); exit 1; }") ||
+mem=()
+[ "$slurm_mem" -eq 0 ] || mem=(--mem="${slurm_mem}M")
+# Each log is named for its job (%j, %A_%a): two batches never share one.
+# A calibration that fails (the solution could not be timed, or the
+# node's sandbox is too weak for GRADE_SANDBOX) leaves batch/calibration-
+# failed naming its log, which the gradebook gives in every row.
+cal=$(sb --job-name=grade-calibrate --cpus-per-task="$cpus" --time="$minutes" "${mem[@]}" \
+      --output="$logs/calibrate-%j.out" \
+      --wrap "bash $(q "$grader") --calibrate || { echo batch/logs/calibrate-\$SLURM_JOB_ID.out >$(q "$out/batch/calibration-failed"); exit 1; }") ||
     die "sbatch refused the calibration job"
 cal=${cal%%;*}
-arr=$(sb --job-name=grade --array=0-$((n - 1)) --cpus-per-task="$cpus" --time="$minutes" \
+array=0-$((n - 1))
+[ "$throttle" -eq 0 ] || array+="%$throttle"
+arr=$(sb --job-name=grade --array="$array" --cpus-per-task="$cpus" --time="$minutes" "${mem[@]}" \
       --requeue --dependency=afterok:"$cal" --kill-on-invalid-dep=yes \
-      --output="$logs/grade-%a.out" \
+      --output="$logs/grade-%A_%a.out" \
       --wrap "bash $(q "$self") --task $(q "$out") \$SLURM_ARRAY_TASK_ID") ||
     die "sbatch refused the job array of $n tasks (MaxArraySize in slurm.conf bounds it)"
 arr=${arr%%;*}
-book_args=(--job-name=gradebook --dependency=afterany:"$arr" --output="$logs/gradebook.out"
+book_args=(--job-name=gradebook --dependency=afterany:"$arr" --output="$logs/gradebook-%j.out"
            --wrap "bash $(q "$self") --gradebook $(q "$out")")
+each="$cpus core(s)"
+[ "$slurm_mem" -eq 0 ] || each+=", $slurm_mem MB"
+each+=" and $minutes min each"
+[ "$throttle" -eq 0 ] || each+=", at most $throttle at once"
 echo "grade-all: $n submissions on Slurm: job $cal times the solution, array $arr grades" \
-     "($cpus core(s) and $minutes min each), then the gradebook"
+     "($each), then the gradebook"
 if ! $wait; then
     book=$(sb "${book_args[@]}") || die "sbatch refused the gradebook job"
     echo "grade-all: gradebook job ${book%%;*}: $out/gradebook.csv once it ends (squeue -j $cal,$arr,${book%%;*})"
     exit 0
 fi
-sb --wait "${book_args[@]}" >/dev/null
+book=$(sb --wait "${book_args[@]}")
 rc=$?
-cat "$logs/gradebook.out" 2>/dev/null
-[ $rc -eq 0 ] || die "the gradebook job failed (exit $rc): see $logs/gradebook.out"
+book=${book%%;*}
+cat "$logs/gradebook-$book.out" 2>/dev/null
+[ $rc -eq 0 ] || die "the gradebook job failed (exit $rc): see $logs/gradebook-$book.out"
+if [ -s "$out/batch/calibration-failed" ]; then
+    die "no submission was graded: the calibration job (timing the solution) failed: see $out/$(cat "$out/batch/calibration-failed")"
+fi

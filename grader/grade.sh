@@ -4,6 +4,8 @@
 #   grader/grade.sh TREE OUTDIR
 #   grader/grade.sh --calibrate     only time the solution (see below)
 #   grader/grade.sh --memory-budget the MB one grade's tests may hold at once
+#   grader/grade.sh --sandbox-check the sandbox's mode here, if GRADE_SANDBOX
+#                                   allows it (else why not, and exit 2)
 #
 # TREE is a student's copy of skeleton/.  Only its lesson files
 # (src/NN_*.c and src/NN_*.cu) are taken; the API header and the framework
@@ -21,7 +23,10 @@
 # linking, and each test's executor, each unprivileged, with only what it needs
 # in view and limits of its own (a compile: 30 s of CPU, 3 GB of memory,
 # files of at most 64 MB; a lesson file over 1 MB is refused before).  The sandbox's mode
-# (namespaces, or a fallback) is printed and reported.  A whole grade stops
+# (namespaces, or a fallback) is printed and reported; GRADE_SANDBOX
+# (strong, uid or any: the default here; grade-all asks for uid) is the
+# weakest mode the grade may run in, and a weaker one stops it at once,
+# saying what is missing.  A whole grade stops
 # after GRADE_TIMEOUT seconds (default 900), with a results.json that
 # says so.
 #
@@ -91,6 +96,36 @@ memory_budget() {
     done
     echo $((mb * 6 / 10))
 }
+# Why this machine cannot give the sandbox mode GRADE_SANDBOX=$1 asks
+# for ($2: the mode it gives), and what would.
+sandbox_refusal() {
+    local want=$1 got=$2 why=() v
+    if [ -n "$sb_forced" ]; then
+        why+=("SB_MODE=$sb_forced in the grader's environment chose it")
+    elif ! command -v bwrap >/dev/null 2>&1; then
+        why+=("bubblewrap is not installed (apt-get install bubblewrap)")
+    else
+        v=$(bwrap --version 2>/dev/null | awk '{ print $2 }')
+        if [ -n "$v" ] && [ "$(printf '%s\n0.8.0\n' "$v" | sort -V | head -n 1)" != 0.8.0 ]; then
+            why+=("bubblewrap is $v, older than the 0.8 the strong mode needs (--disable-userns; Ubuntu 22.04 has 0.6.1: install a newer one, e.g. from its backports or a build of bubblewrap's own release)")
+        fi
+        if [ "$(cat /proc/sys/user/max_user_namespaces 2>/dev/null)" = 0 ]; then
+            why+=("user namespaces are disabled (user.max_user_namespaces is 0)")
+        fi
+        if [ "$(cat /proc/sys/kernel/unprivileged_userns_clone 2>/dev/null)" = 0 ]; then
+            why+=("unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone is 0)")
+        fi
+        if [ "$(cat /proc/sys/kernel/apparmor_restrict_unprivileged_userns 2>/dev/null)" = 1 ]; then
+            why+=("AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns is 1)")
+        fi
+        [ ${#why[@]} -gt 0 ] || why+=("bubblewrap could not make its namespaces here (in a container, its runtime may forbid them)")
+    fi
+    [ "$(id -u)" -eq 0 ] || why+=("the grader is not root (as root, the uid fallback would run each test as an unprivileged uid)")
+    local IFS=';' asked="namespaces (bubblewrap)"
+    [ "$want" = uid ] && asked="namespaces, or as root the uid fallback"
+    echo "the sandbox here is '$got', and GRADE_SANDBOX=$want asks for $asked: ${why[*]}. In the limits-only mode a submission runs as this user and can read and change what this user can: a batch of other people's code (grade-all) refuses it. To get a sandbox, ask for user namespaces for unprivileged users with bubblewrap 0.8 or newer, or run the grader as root; to grade anyway, knowing this, set GRADE_SANDBOX=any (instructor guide, \"Grading on a Slurm cluster\")."
+}
+
 if [ "${1:-}" = --memory-budget ] && [ $# -eq 1 ]; then
     memory_budget
     exit 0
@@ -131,6 +166,7 @@ SANDBOX="$root/build/grader/sandbox"
 # another.  GRADE_UID_BASE (default 2000000) and GRADE_UID_BLOCKS (256)
 # place the blocks; the locks are in GRADE_UID_LOCKS (/run/lock/ndarray-grader).
 first_uid=
+sb_forced=${SB_MODE:-}   # (a mode the caller chose: grade-all, the self-tests)
 if [ "$(id -u)" -eq 0 ] && [ "${SB_MODE:-}" != none ]; then
     locks=${GRADE_UID_LOCKS:-/run/lock/ndarray-grader}
     ubase=${GRADE_UID_BASE:-2000000} ublocks=${GRADE_UID_BLOCKS:-256}
@@ -156,6 +192,20 @@ case $sb_mode in
     uid*) export SB_MODE=uid ;;
     *) export SB_MODE=none ;;
 esac
+# GRADE_SANDBOX: the weakest mode a grade may run in: strong (namespaces
+# alone), uid (namespaces or the uid fallback: what grade-all asks for,
+# since a batch grades other people's code) or any (also limits only: a
+# student's own work; a single grade's default, with a warning).
+sandbox_policy=${GRADE_SANDBOX:-any}
+case $sandbox_policy:$SB_MODE in
+    strong:namespaces|uid:namespaces|uid:uid|any:*) ;;
+    strong:*|uid:*) die "$(sandbox_refusal "$sandbox_policy" "$sb_mode")" ;;
+    *) die "GRADE_SANDBOX=$sandbox_policy: it must be strong (namespaces only), uid (namespaces or, as root, the uid fallback) or any (also limits only, which protects nothing)" ;;
+esac
+if [ "${1:-}" = --sandbox-check ] && [ $# -eq 1 ]; then   # (grade-all, before a batch)
+    echo "$sb_mode"
+    exit 0
+fi
 
 # Where the CUDA lessons run, and how .cu files are built: the project's
 # one CUDA recipe, cuda.mk, decides (CUDA=emu|gpu|auto as for make; the

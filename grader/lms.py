@@ -21,6 +21,8 @@ entry of the batch in the byte order of the entry names):
   total, max   points of the whole grade, and the most it could have had
   status       "graded", or "error: " and why the entry has no grade (its
                points are then empty)
+  sandbox      the sandbox mode the grade ran in (grade.sh's
+               sandbox-mode.txt), empty if it did not run
 
 Points have two decimals.  The batch is what grade-all.sh leaves in OUTDIR:
 batch/names (the entry names, NUL-separated) and reports/NAME/ per entry
@@ -119,8 +121,29 @@ def max_of(r):
     return float(top) if top is not None else float(sum(t["max_score"] for t in r["tests"]))
 
 
-def read_grade(d):
-    """(per-lesson points, total, max, status) of one report folder."""
+def no_results(out, index):
+    """Why entry `index` of batch `out` has no results.json: a failed
+    calibration (Slurm: no task ran), or its task's log (Slurm), or a
+    grade that did not finish."""
+    try:
+        with open(os.path.join(out, "batch", "calibration-failed"), encoding="utf-8",
+                  errors="replace") as f:
+            log = f.read().strip()
+        return (f"error: not graded: the solution could not be timed on this cluster, so no "
+                f"submission was graded (the calibration job's log: {log or 'batch/logs/'})")
+    except OSError:
+        pass
+    logs = sorted(n for n in os.listdir(os.path.join(out, "batch", "logs"))
+                  if re.fullmatch(rf"grade-\d+_{index}\.out", n)) \
+        if os.path.isdir(os.path.join(out, "batch", "logs")) else []
+    if logs:
+        return f"error: no results: the grade did not finish (its task's log: batch/logs/{logs[-1]})"
+    return "error: no results: the grade did not finish (no log of its task in batch/logs/)"
+
+
+def read_grade(d, missing="error: no results: the grade did not finish"):
+    """(per-lesson points, total, max, status) of one report folder
+    (`missing`: the status if it has no results.json)."""
     err = os.path.join(d, b"error")
     if os.path.exists(err):
         with open(err, "rb") as f:
@@ -128,8 +151,7 @@ def read_grade(d):
         return {}, None, None, "error: " + (why or "no reason given")
     res = os.path.join(d, b"results.json")
     if not os.path.exists(res):
-        return {}, None, None, ("error: no results: the grade did not finish (on Slurm, see "
-                                "batch/logs/ for the task's log)")
+        return {}, None, None, missing
     try:
         with open(res, encoding="utf-8") as f:
             r = json.load(f)
@@ -250,19 +272,25 @@ def gradebook(out, weights_path):
     except OSError as e:
         die(f"{names_path}: {e.strerror}: is {out} a grade-all batch?")
     reports = os.fsencode(os.path.join(out, "reports"))
-    grades = []
-    for raw in raw_names:
+    grades, modes = [], []
+    for i, raw in enumerate(raw_names):
         # one entry's trouble must never cost another's row
         try:
-            grade = read_grade(os.path.join(reports, raw))
+            grade = read_grade(os.path.join(reports, raw), no_results(out, i))
         except Exception as e:   # noqa: BLE001 -- the row says what happened
             grade = ({}, None, None, f"error: its report could not be read ({e})")
         grades.append((shown(raw),) + grade)
+        try:
+            with open(os.path.join(reports, raw, b"sandbox-mode.txt"), "rb") as f:
+                modes.append(f.read().decode("utf-8", "replace").strip())
+        except OSError:
+            modes.append("")
     lessons = [l for l, _ in weights]
     rows = [["submission"] + [l if l == "integration" else f"lesson {l}" for l in lessons] +
-            ["total", "max", "status"]]
-    for name, per, total, top, status in grades:
-        rows.append([name] + [fmt(per.get(l)) for l in lessons] + [fmt(total), fmt(top), status])
+            ["total", "max", "status", "sandbox"]]
+    for (name, per, total, top, status), mode in zip(grades, modes):
+        rows.append([name] + [fmt(per.get(l)) for l in lessons] +
+                    [fmt(total), fmt(top), status, mode])
     write_csv(os.path.join(out, "gradebook.csv"), rows)
     bad = sum(1 for g in grades if g[4] != "graded")
     print(f"grade-all: {len(grades) - bad} graded, {bad} could not be graded; "

@@ -3,7 +3,8 @@
 # `make check`: a row for every submission whatever its name, one
 # submission's trouble never costs another's row, the overall time limit
 # (a grade that runs past it is killed with everything it started, and its
-# row says so), `--one` (make grade) under the same limit, the Canvas export.
+# row says so), `--one` (make grade) under the same limit, the Canvas export,
+# the refusal of the limits-only sandbox.
 #
 # grade.sh itself is replaced by a stand-in (GRADE_ALL_GRADER) that does
 # what each submission's file `src/fake` says: score it, hang with children
@@ -109,7 +110,7 @@ import csv, sys
 rows = list(csv.reader(open(sys.argv[1], encoding="utf-8", newline="")))
 head, body = rows[0], rows[1:]
 expect_head = (["submission"] + [f"lesson {l}" for l in range(1, 8)] + ["integration"] +
-               ["total", "max", "status"])
+               ["total", "max", "status", "sandbox"])
 if head != expect_head:
     print(f"header {head}, expected {expect_head}")
 by = {}
@@ -236,6 +237,24 @@ if [ $rc -eq 2 ] && [[ $msg == *"(?P<sis_login_id>...)"* ]] && [ $rc2 -eq 2 ] &&
     ok "a bad CANVAS_ID or GRADE_TIMEOUT stops grade-all before it grades, saying why"
 else
     not_ok "bad settings" "$rc: $msg" "$rc2: $msg2"
+fi
+
+# The sandbox: a batch refuses the limits-only mode (SB_MODE=none forces
+# it here) before it grades, saying what is missing and how to go on; with
+# GRADE_SANDBOX=any it grades, knowingly.
+: >"$FAKE_LOG/calibrations"
+msg=$(SB_MODE=none bash grader/grade-all.sh "$subs" "$cv/out3" 2 2>&1)
+rc=$?
+SB_MODE=none GRADE_SANDBOX=any bash grader/grade-all.sh "$subs" "$cv/out4" 2 >"$cv/any.log" 2>&1
+rc2=$?
+if [ $rc -eq 2 ] && [[ $msg == *"limits only"* ]] && [[ $msg == *"GRADE_SANDBOX=any"* ]] &&
+   [[ $msg == *"no submission graded"* ]] && [ ! -e "$cv/out3/gradebook.csv" ] &&
+   [ $rc2 -eq 0 ] && grep -q "sandbox mode for the whole batch: none" "$cv/any.log" &&
+   [ "$(wc -l <"$FAKE_LOG/calibrations")" -eq 1 ]; then
+    ok "a batch refuses the limits-only sandbox before it grades, saying why; GRADE_SANDBOX=any grades in it"
+else
+    not_ok "the sandbox policy of a batch" "refused: exit $rc: ${msg:0:300}" \
+        "GRADE_SANDBOX=any: exit $rc2: $(tail -n 2 "$cv/any.log")"
 fi
 
 # --one (make grade): the same limit, a message, everything stopped.

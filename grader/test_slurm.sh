@@ -10,7 +10,9 @@
 # (`make grade-all RUNNER=slurm WAIT=1`), and compares the two gradebooks
 # row by row.  The folder holds the solution, the skeleton (under a name
 # that is not UTF-8) and an upload with no copy of skeleton/ in it: three
-# entries.  What is tested is the way through Slurm, not the grading
+# entries.  Then the same batch on a node whose sandbox is limits only
+# (SB_MODE=none): refused, the batch failed, every row naming the
+# calibration's log.  What is tested is the way through Slurm, not the grading
 # (make check grades in full elsewhere), so both runs grade lesson 1 alone
 # (GRADE_LESSONS=1, which sbatch passes on with the rest of the
 # environment): seconds a grade instead of minutes.  The overall limit is
@@ -66,6 +68,7 @@ for s in socks:
     s.bind(("127.0.0.1", 0))
 print(*(s.getsockname()[1] for s in socks))')
 cpus=$(nproc)
+mem_mb=$(awk '/^MemTotal:/ { print int($2 / 1024 * 0.9) }' /proc/meminfo)
 cat >"$cluster/slurm.conf" <<EOF
 # A single-node Slurm for grader/test_slurm.sh, made afresh on each run.
 ClusterName=gradeselftest
@@ -93,7 +96,7 @@ SelectTypeParameters=CR_CPU
 SchedulerType=sched/backfill
 ReturnToService=2
 MpiDefault=none
-NodeName=gradenode NodeHostname=$(hostname) NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
+NodeName=gradenode NodeHostname=$(hostname) NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem_mb State=UNKNOWN
 PartitionName=grade Nodes=gradenode Default=YES MaxTime=INFINITE State=UP
 EOF
 export SLURM_CONF=$cluster/slurm.conf
@@ -126,20 +129,24 @@ rc=$? local_s=$((SECONDS - t0))
 [ $rc -eq 0 ] && ok "make grade-all (here): $local_s s" ||
     not_ok "make grade-all (here) exited $rc" "$(tail -n 5 "$work/local.log")"
 t0=$SECONDS
-GRADE_CPUS=1 make -s grade-all RUNNER=slurm WAIT=1 SUBMISSIONS="$subs" \
-    GRADE_ALL_OUT="$work/slurm" >"$work/slurm.log" 2>&1
+GRADE_CPUS=1 GRADE_SLURM_MEM=2048 GRADE_SLURM_THROTTLE=2 make -s grade-all RUNNER=slurm WAIT=1 \
+    SUBMISSIONS="$subs" GRADE_ALL_OUT="$work/slurm" >"$work/slurm.log" 2>&1
 rc=$? slurm_s=$((SECONDS - t0))
 [ $rc -eq 0 ] && ok "make grade-all RUNNER=slurm WAIT=1: $slurm_s s" ||
     not_ok "make grade-all RUNNER=slurm exited $rc" "$(tail -n 5 "$work/slurm.log")"
 
 # The jobs did run on Slurm: the controller started each task (the main
 # scheduler logs "Allocate JobId=J_T(...)", the backfill one "Started
-# JobId=J_T(...)"), and each task left its log.
+# JobId=J_T(...)"), and each task left its log, named for its job; the
+# array asked for 2048 MB a task, 2 at a time.
 tasks=$(grep -oE '(Allocate|Started) JobId=[0-9]+_[0-9]+' "$cluster/slurmctld.log" | sort -u | wc -l)
 logs=$(ls "$work/slurm/batch/logs" 2>/dev/null | tr '\n' ' ')
-if [ "$tasks" -eq 3 ] && [ -f "$work/slurm/batch/logs/grade-2.out" ] &&
-   [ -f "$work/slurm/batch/logs/calibrate.out" ] && [ -f "$work/slurm/batch/logs/gradebook.out" ]; then
-    ok "Slurm ran the calibration job, 3 array tasks and the gradebook job (logs: $logs)"
+arr=$(sed -n 's/.*array \([0-9]*\) grades.*/\1/p' "$work/slurm.log")
+shown=$(scontrol -o show job "$arr" 2>/dev/null)
+if [ "$tasks" -eq 3 ] && [[ " $logs" == *" grade-${arr}_2.out "* ]] &&
+   [[ " $logs" == *" calibrate-"[0-9]*".out "* ]] && [[ " $logs" == *" gradebook-"[0-9]*".out "* ]] &&
+   [[ $shown == *"MinMemoryNode=2G"* ]] && grep -q "at most 2 at once" "$work/slurm.log"; then
+    ok "Slurm ran the calibration job, 3 array tasks (2048 MB each, 2 at a time) and the gradebook job (logs: $logs)"
 else
     not_ok "the batch did not run as Slurm jobs" "$tasks array tasks started; logs: $logs" \
         "$(grep -E 'Allocate|Started|error' "$cluster/slurmctld.log" | tail -n 5)"
@@ -176,5 +183,36 @@ EOF
 )
 [ -z "$why" ] && ok "the two gradebooks are identical: solution full, skeleton under 5%, the empty upload an error row" ||
     not_ok "gradebooks differ or are wrong" "$why"
+
+# A node whose sandbox is limits only (SB_MODE=none forces it on the
+# compute node, through sbatch's environment): the calibration job refuses
+# it (a batch asks GRADE_SANDBOX=uid), so no submission is graded, the
+# batch fails, and every row names the calibration's log, which says why.
+t0=$SECONDS
+SB_MODE=none GRADE_CPUS=1 make -s grade-all RUNNER=slurm WAIT=1 SUBMISSIONS="$subs" \
+    GRADE_ALL_OUT="$work/weak" >"$work/weak.log" 2>&1
+rc=$?
+why=$(python3 - "$work/weak" <<'EOF'
+import csv, glob, os, sys
+out = sys.argv[1]
+cal = glob.glob(f"{out}/batch/logs/calibrate-*.out")
+if len(cal) != 1:
+    print(f"calibration logs: {cal}")
+    sys.exit()
+log = "batch/logs/" + os.path.basename(cal[0])
+if "limits only" not in open(cal[0], errors="replace").read():
+    print(f"{log} does not say the sandbox is limits only")
+rows = list(csv.DictReader(open(f"{out}/gradebook.csv", encoding="utf-8", newline="")))
+bad = [r["submission"] for r in rows if not (r["status"].startswith("error: not graded") and
+                                             log in r["status"])]
+if len(rows) != 3 or bad:
+    print(f"{len(rows)} rows; these do not name {log}: {bad}")
+EOF
+)
+if [ $rc -ne 0 ] && grep -q "no submission was graded: the calibration job" "$work/weak.log" && [ -z "$why" ]; then
+    ok "a limits-only node: the calibration refuses it, the batch fails (exit $rc, $((SECONDS - t0)) s), every row names the calibration's log"
+else
+    not_ok "a batch on a limits-only node" "exit $rc: $(tail -n 3 "$work/weak.log")" "$why"
+fi
 
 finish
