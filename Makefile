@@ -127,8 +127,10 @@ BENCH_PYTHON := $(or $(wildcard /usr/bin/python3),python3)
 
 bench: bench-cpu ## benchmarks of TREE: CPU beside memcpy, OpenBLAS and NumPy (build/bench/cpu.tsv, installs them), and GPU ones when there is a GPU
 ifeq ($(CUDA_MODE),gpu)
-	@$(MAKE) TREE=$(TREE) CUDA=gpu $(GPU_BENCHES)
-	@for b in $(GPU_BENCHES); do \
+	@# the plain GPU build (the one make cuda-check builds in make check):
+	@# a sanitizer build's library does not link into nvcc's programs
+	@$(MAKE) TREE=$(TREE) CUDA=gpu SAN=0 BENCH=0 gpu-benches
+	@for b in $(GPU_BENCHES_PLAIN); do \
 	  n=$$(basename $$b); $$b -o build/bench/$${n#bench_}.tsv $(if $(F),-f $(F)) || exit 1; \
 	  echo "wrote build/bench/$${n#bench_}.tsv"; done
 	@python3 tests/bench/permute_torch.py -o build/bench/gpu_permute_torch.tsv $(if $(F),-f $(F))
@@ -239,6 +241,7 @@ $(B)/libnd.a: $(LIB_OBJS) $(CUDA_OBJS)
 # path then reuses.  Then ptxas's figures for every kernel.
 CUDA_CHECK_TREES := $(wildcard solution skeleton)
 GPU_BENCHES := $(patsubst tests/bench/%.cu,$(B)/%,$(wildcard tests/bench/bench_gpu*.cu))
+GPU_BENCHES_PLAIN := $(patsubst tests/bench/%.cu,build/$(TREE_ID)/normal-gpu/%,$(wildcard tests/bench/bench_gpu*.cu))
 cuda-check: ## build every .cu file of both trees and the GPU benchmarks with nvcc (sm_75, sm_90), warnings as errors; print each kernel's registers, spills and shared memory
 	@if [ -z "$(NVCC)" ]; then echo "cuda-check: nvcc not found; skipped"; exit 0; fi; \
 	for t in $(CUDA_CHECK_TREES); do \

@@ -206,8 +206,13 @@ gpu_report_dry_run() {
       local s=$?; cat "$logs/gpu-report-dry-run.out"; [ $s -eq 0 ]; } &&
     grep -q 'dry run) compute-sanitizer-racecheck' "$logs/gpu-report-dry-run.out" &&
     grep -q 'dry run) bench_gpu_permute' "$logs/gpu-report-dry-run.out" &&
-    echo "== make -n bench TREE=solution, GPU part" &&
-    PATH="$PWD/$logs/stand-in:$PATH" make -n bench TREE=solution | grep 'bench_gpu_permute'
+    echo "== make -n bench TREE=solution, GPU part: each program it runs, built (by make cuda-check)" &&
+    PATH="$PWD/$logs/stand-in:$PATH" make -n bench TREE=solution >"$logs/bench-dry-run.out" 2>&1 &&
+    local progs p && progs=$(grep -o 'build/[^ ;]*/bench_gpu[a-z_0-9]*' "$logs/bench-dry-run.out" | sort -u) &&
+    [ -n "$progs" ] && for p in $progs; do
+        [ -x "$p" ] || { echo "make bench would run $p, which the GPU build did not make"; return 1; }
+        echo "$p: built"
+    done
 }
 if [ -z "$nvcc" ]; then
     bad "nvcc is not installed (the CUDA toolkit, in /usr/local/cuda or on PATH): the GPU path cannot be built"
