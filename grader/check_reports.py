@@ -12,7 +12,8 @@ submission printed, each must be valid for the platform that reads it:
                 text in it holds a control character (other than newline
                 and tab), a noncharacter or half a surrogate pair
   junit.xml     well-formed, valid against grader/schemas/junit.xsd
-                (xmllint), counts that add up
+                (xmllint: what both Ant's strict reading and Jenkins'
+                looser one accept), each suite's counts adding up
   PrairieLearn  `lms.py prairielearn` makes a results.json that PrairieLearn
                 accepts (package.py's pl_problems: its documented fields and
                 types; strict UTF-8; under its 1 MB) with the same score
@@ -114,12 +115,13 @@ def check_junit(d, res, problems):
         return
     root = ET.parse(path).getroot()
     cases = root.findall("./testsuite/testcase")
-    for key, tag in (("failures", "failure"), ("errors", "error")):
-        n = sum(1 for c in cases if c.find(tag) is not None)
-        if int(root.get(key, -1)) != n:
-            problems.append(f"junit.xml: {key}={root.get(key)} but {n} test cases have <{tag}>")
-    if int(root.get("tests", -1)) != len(cases):
-        problems.append(f"junit.xml: tests={root.get('tests')} but {len(cases)} test cases")
+    for suite in root.findall("testsuite"):
+        mine = suite.findall("testcase")
+        for key, tag in (("tests", None), ("failures", "failure"), ("errors", "error")):
+            n = sum(1 for c in mine if tag is None or c.find(tag) is not None)
+            if int(suite.get(key, -1)) != n:
+                problems.append(f"junit.xml: {suite.get('name')}: {key}={suite.get(key)} but "
+                                f"{n} test cases{f' have <{tag}>' if tag else ''}")
     if res is not None and len(res.get("tests", [])) != len(cases):
         problems.append(f"junit.xml has {len(cases)} test cases, results.json "
                         f"{len(res.get('tests', []))} tests")
