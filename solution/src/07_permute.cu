@@ -646,14 +646,29 @@ static nd_status run_transpose(const plan &p, const void *src, void *dst)
 /* The public functions                                                     */
 /* ------------------------------------------------------------------------ */
 
+/* A device number from C, checked before C++ reads it as an nd_device: a
+ * value outside the enum (device 7) may not even be loaded as one in C++
+ * (UBSan's enum check stops there), so its bytes are read as the int they
+ * are. */
+static nd_status check_device(const nd_device *dev, const char *op)
+{
+    int d;
+    static_assert(sizeof d == sizeof *dev, "an nd_device is an int");
+    memcpy(&d, dev, sizeof d);
+    if (d != ND_CPU && d != ND_CUDA)
+        return nd_fail(ND_ERR_ARG, "%s: unknown device %d", op, d);
+    return ND_OK;
+}
+
 extern "C" nd_status nd_permute_bytes_version(nd_device dev, const void *src_ptr, void *dst_ptr,
                                               size_t elem_bytes, int ndim,
                                               const int64_t *shape, const int *perm,
                                               int version, int *ran)
 {
     static const char op[] = "permute_bytes";
-    if (dev != ND_CPU && dev != ND_CUDA)
-        return nd_fail(ND_ERR_ARG, "%s: unknown device %d", op, (int)dev);
+    nd_status known = check_device(&dev, op);
+    if (known != ND_OK)
+        return known;
     if (elem_bytes != 1 && elem_bytes != 2 && elem_bytes != 4 && elem_bytes != 8 &&
         elem_bytes != 16)
         return nd_fail(ND_ERR_ARG, "%s: elem_bytes is %zu; it must be 1, 2, 4, 8 or 16", op,
@@ -705,6 +720,9 @@ extern "C" nd_status nd_permute_bytes(nd_device dev, const void *src_ptr, void *
                                       size_t elem_bytes, int ndim, const int64_t *shape,
                                       const int *perm)
 {
+    nd_status known = check_device(&dev, "permute_bytes");
+    if (known != ND_OK)
+        return known;
     return nd_permute_bytes_version(dev, src_ptr, dst_ptr, elem_bytes, ndim, shape, perm,
                                     V_AUTO, NULL);
 }

@@ -1275,8 +1275,13 @@ static void op_permute_bytes(input *in)
     if (nd_zeros(S.dev, 1, &floats, &src) != ND_OK || nd_zeros(S.dev, 1, &floats, &dst) != ND_OK)
         finding("cannot make two arrays of %" PRId64 " floats: %s", floats, nd_last_error());
     void *from = how == 255 ? NULL : src.buf->ptr, *to = how == 254 ? src.buf->ptr : dst.buf->ptr;
-    nd_status s = nd_permute_bytes_version(S.dev, from, to, elem, ndim, shape, perm, version,
+    /* 253: a device number outside the enum, as C may pass it; C++ must not
+     * read it as an nd_device (clang's UBSan: enum) before refusing it */
+    nd_device dev = how == 253 ? (nd_device)7 : S.dev;
+    nd_status s = nd_permute_bytes_version(dev, from, to, elem, ndim, shape, perm, version,
                                            &ran);
+    if (how == 253 && s != ND_ERR_ARG)
+        finding("permute_bytes on device 7 returned %s, not ND_ERR_ARG", nd_status_name(s));
     if (!failed("permute_bytes", s))
         compare_with_reference(&(fz_call){ .op = "permute_bytes", .code = version, .a = &src,
                                            .n = ndim, .ints = shape, .axes = perm,
