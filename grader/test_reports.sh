@@ -25,6 +25,8 @@ py=/usr/bin/python3   # Debian's, where install-deps.sh puts python3-jsonschema
 passed=0 failed=0
 ok() { passed=$((passed + 1)); echo "ok - $1"; }
 not_ok() { failed=$((failed + 1)); echo "not ok - $1"; shift; for l in "$@"; do echo "    # $l"; done; }
+# judged OK-TEXT NOT-OK-TEXT: ok if $why is empty, else not ok with it
+judged() { if [ -z "$why" ]; then ok "$1"; else not_ok "$2" "$why"; fi; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/test-reports.XXXXXX")
 [ -n "${KEEP:-}" ] && trap "echo kept $work" EXIT || trap "rm -rf \"$work\"" EXIT
 
@@ -150,11 +152,8 @@ if "Lesson 3: src/03_ewise.c:7:2: error: #error" not in r["output"] or "Lesson 4
 print("; ".join(bad))
 EOF
 ) || why="the check of results.json failed: $why"
-if [ -z "$why" ]; then
-    ok "results.json: the score, the formats (text), statuses, the quotes cut between characters and labelled"
-else
-    not_ok "results.json says what it should" "$why"
-fi
+judged "results.json: the score, the formats (text), statuses, the quotes cut between characters and labelled" \
+    "results.json says what it should"
 
 why=$("$py" - "$work/grade/junit.xml" <<'EOF'
 import sys, xml.etree.ElementTree as ET
@@ -172,11 +171,8 @@ if l2.find("testcase[@name='not_run']/error[@type='skipped']") is None:
 print("; ".join(bad))
 EOF
 ) || why="the check of junit.xml failed: $why"
-if [ -z "$why" ]; then
-    ok "junit.xml: a crash, a timeout or a test not run is an <error> saying which, times in both builds"
-else
-    not_ok "junit.xml says what it should" "$why"
-fi
+judged "junit.xml: a crash, a timeout or a test not run is an <error> saying which, times in both builds" \
+    "junit.xml says what it should"
 
 # --- Canvas: Points Possible is the maximum; the assignment's ID ----------------
 mkdir -p "$work/batch/batch"
@@ -210,11 +206,8 @@ fi
 if err=$(CANVAS_ASSIGNMENT_ID=abc canvas 2>&1) || [[ $err != *"assignment ID is a number"* ]]; then
     why="$why; CANVAS_ASSIGNMENT_ID=abc was not refused with a reason ($err)"
 fi
-if [ -z "$why" ]; then
-    ok "Canvas: Points Possible is the assignment's maximum (110, or each lesson's weight), the column carries the assignment's ID"
-else
-    not_ok "Canvas: Points Possible and the assignment's ID" "$why"
-fi
+judged "Canvas: Points Possible is the assignment's maximum (110, or each lesson's weight), the column carries the assignment's ID" \
+    "Canvas: Points Possible and the assignment's ID"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
