@@ -121,24 +121,30 @@ def max_of(r):
     return float(top) if top is not None else float(sum(t["max_score"] for t in r["tests"]))
 
 
-def no_results(out, index):
-    """Why entry `index` of batch `out` has no results.json: a failed
-    calibration (Slurm: no task ran), or its task's log (Slurm), or a
-    grade that did not finish."""
+def no_results(out):
+    """A function of an entry's index in batch `out` that says why it has
+    no results.json: a failed calibration (Slurm: no task ran), or its
+    task's log (Slurm), or a grade that did not finish.  The batch's
+    folder is read once, here."""
     try:
         with open(os.path.join(out, "batch", "calibration-failed"), encoding="utf-8",
                   errors="replace") as f:
             log = f.read().strip()
-        return (f"error: not graded: the solution could not be timed on this cluster, so no "
-                f"submission was graded (the calibration job's log: {log or 'batch/logs/'})")
+        why = (f"error: not graded: the solution could not be timed on this cluster, so no "
+               f"submission was graded (the calibration job's log: {log or 'batch/logs/'})")
+        return lambda index: why
     except OSError:
         pass
-    logs = sorted(n for n in os.listdir(os.path.join(out, "batch", "logs"))
-                  if re.fullmatch(rf"grade-\d+_{index}\.out", n)) \
-        if os.path.isdir(os.path.join(out, "batch", "logs")) else []
-    if logs:
-        return f"error: no results: the grade did not finish (its task's log: batch/logs/{logs[-1]})"
-    return "error: no results: the grade did not finish (no log of its task in batch/logs/)"
+    logs_dir = os.path.join(out, "batch", "logs")
+    logs = {}   # entry index: its task's log in the latest array (the highest job ID)
+    found = [re.fullmatch(r"grade-(\d+)_(\d+)\.out", n)
+             for n in (os.listdir(logs_dir) if os.path.isdir(logs_dir) else [])]
+    for m in sorted((m for m in found if m), key=lambda m: int(m.group(1))):
+        logs[int(m.group(2))] = m.group(0)
+    return lambda index: (
+        f"error: no results: the grade did not finish (its task's log: batch/logs/{logs[index]})"
+        if index in logs else
+        "error: no results: the grade did not finish (no log of its task in batch/logs/)")
 
 
 def read_grade(d, missing="error: no results: the grade did not finish"):
@@ -272,11 +278,11 @@ def gradebook(out, weights_path):
     except OSError as e:
         die(f"{names_path}: {e.strerror}: is {out} a grade-all batch?")
     reports = os.fsencode(os.path.join(out, "reports"))
-    grades, modes = [], []
+    grades, modes, missing = [], [], no_results(out)
     for i, raw in enumerate(raw_names):
         # one entry's trouble must never cost another's row
         try:
-            grade = read_grade(os.path.join(reports, raw), no_results(out, i))
+            grade = read_grade(os.path.join(reports, raw), missing(i))
         except Exception as e:   # noqa: BLE001 -- the row says what happened
             grade = ({}, None, None, f"error: its report could not be read ({e})")
         grades.append((shown(raw),) + grade)
