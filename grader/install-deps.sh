@@ -11,8 +11,9 @@
 #                             cblas.h; Debian's reference BLAS, libblas-dev,
 #                             also installs a cblas.h, without OpenBLAS's
 #                             functions) and NumPy, the baseline beside it
-#   install-deps.sh --dev     also what `make watch` (inotify-tools) and
-#                             `make compile_commands.json` (bear) want
+#   install-deps.sh --dev     also what `make watch` (inotify-tools),
+#                             `make compile_commands.json` (bear) and
+#                             `make debug` (gdb) want
 #   install-deps.sh --fuzz    also what `make fuzz` needs (clang, libFuzzer)
 #   install-deps.sh --compat  also gcc and g++ 11, Ubuntu 22.04's (make
 #                             compat-check)
@@ -39,7 +40,7 @@ checks=(
     "cmd:bwrap            bubblewrap"
 )
 docs=("file:/usr/share/javascript/katex/katex.min.js libjs-katex" "cmd:gnuplot          gnuplot-nox")
-dev=("cmd:inotifywait        inotify-tools" "cmd:bear             bear")
+dev=("cmd:inotifywait        inotify-tools" "cmd:bear             bear" "cmd:gdb              gdb")
 fuzz=("cmd:clang            clang" "rt:fuzzer            libclang-rt-14-dev")
 compat=("cmd:gcc-11           gcc-11" "cmd:g++-11           g++-11")
 bench=("pc:openblas          libopenblas-dev" "py:numpy             python3-numpy")

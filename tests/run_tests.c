@@ -4,7 +4,7 @@
  * each test's own process, so a test is fast and can be debugged with gdb.
  *
  *   run_tests [-l LESSON]... [-t TEST] [-r results.tsv] [-j JOBS] [-q | -v]
- *             [-T times.tsv] [-C cpu.tsv]
+ *             [-T times.tsv] [-C cpu.tsv] [-d]
  *
  * -l picks lessons (repeatable), -t one test by name ("reshape_random" or
  * "reshape_random[cpu]"), -r also writes one line per test for scripts:
@@ -17,8 +17,14 @@
  * seconds, not minutes.  -C writes each passing test's CPU seconds
  * ("name<TAB>seconds", what make times keeps).  ND_TEST_TIME_SCALE=N
  * multiplies every limit (for tools that slow programs down, such as
- * compute-sanitizer).  The last line is "N passed, N failed"; the exit
- * status is 0 only when nothing failed.
+ * compute-sanitizer).  -d (make debug, under gdb): the first case -t
+ * names, alone, with no CPU limit and no backstop, and no probe of the CUDA
+ * device first (so the only fork is the case's, which gdb follows).  A test that uses little CPU for far too long
+ * (asleep, or blocked) is stopped by a wall-clock backstop, 10 times its
+ * CPU limit plus 30 s, counted in the seconds it could run: time it waited
+ * for a CPU on a busy machine does not count (ND_TEST_WALL_GRACE=S sets
+ * the 30, for tests of the backstop).  The last line is "N passed, N
+ * failed"; the exit status is 0 only when nothing failed.
  *
  * The output is for a learner: the first failure in full (its message, its
  * hint on a line of its own, how to rerun it), then each later failure on
@@ -149,7 +155,11 @@ static const char *crash_hint(const char *msg)
     if (strstr(msg, "Sanitizer") || strstr(msg, "UBSan"))
         return "a sanitizer stopped the test at the bad access: the file and line above are "
                "where; the whole report is in the test's output (make test V=1)";
-    if (strstr(msg, "CPU time") || strstr(msg, "wall-clock"))
+    if (strstr(msg, K_BACKSTOP_WORDS))
+        return "the test sat for a long time without using the CPU (asleep, or blocked) until "
+               "the backstop stopped it: the state and the line above say where. Lesson code "
+               "never sleeps, waits for a lock or reads input";
+    if (strstr(msg, "CPU time"))
         return "the test ran past its time limit: an endless loop (a loop variable that never "
                "reaches its bound, or a step of 0?), or a loop far too slow";
     if (strstr(msg, "bad pointer"))
@@ -338,16 +348,16 @@ static void progress(const k_case *c, int done, int total, bool started)
 static void usage(void)
 {
     fprintf(stderr, "usage: run_tests [-l LESSON]... [-t TEST] [-r results.tsv] [-j JOBS] "
-                    "[-q | -v] [-T times.tsv]\n");
+                    "[-q | -v] [-T times.tsv] [-C cpu.tsv] [-d (with -t)]\n");
     exit(2);
 }
 
 int main(int argc, char **argv)
 {
-    bool want[64] = { false }, any_lesson = false, quiet = false;
+    bool want[64] = { false }, any_lesson = false, quiet = false, debug = false;
     const char *results_path = NULL, *only = NULL, *times = NULL, *cpu_path = NULL;
     int opt, jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    while ((opt = getopt(argc, argv, "l:t:r:qvj:T:C:")) != -1) {
+    while ((opt = getopt(argc, argv, "l:t:r:qvj:T:C:d")) != -1) {
         switch (opt) {
         case 'l': {
             int l = atoi(optarg);
@@ -365,10 +375,11 @@ int main(int argc, char **argv)
         case 'j': jobs = atoi(optarg); break;
         case 'T': times = optarg; break;
         case 'C': cpu_path = optarg; break;
+        case 'd': debug = true; break;
         default: usage();
         }
     }
-    if (optind != argc || jobs < 1)
+    if (optind != argc || jobs < 1 || (debug && only == NULL))
         usage();
     setup_output();
     k_local = k_exec;
@@ -378,7 +389,8 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    bool cuda_ok = k_probe_cuda(NULL, cuda_name, sizeof cuda_name);
+    /* -d (make debug): no probe, whose fork a debugger would follow */
+    bool cuda_ok = debug ? true : k_probe_cuda(NULL, cuda_name, sizeof cuda_name);
     int n;   /* -l 6 takes the [cuda] cases of lessons 2-5, which count for it */
     k_case *cases = k_cases(suites, NSUITES, K_CPU | (cuda_ok ? K_CUDA : 0), only,
                             any_lesson ? want : NULL, &n);
@@ -395,6 +407,7 @@ int main(int argc, char **argv)
         } else {
             fprintf(stderr, "run_tests: no test matches the selection\n");
         }
+        free(cases);   /* (else LeakSanitizer reports it after the suggestion) */
         return 2;
     }
     /* ND_TEST_TIME_SCALE stretches every limit (compute-sanitizer, valgrind) */
@@ -404,15 +417,27 @@ int main(int argc, char **argv)
     if (times == NULL && access("tests/times.tsv", R_OK) == 0)
         times = "tests/times.tsv";
     k_set_limits(cases, n, times, 20 * scale, floor);
-    if (!quiet && (!any_lesson || want[6]))
+    if (debug) {   /* one case, no limit: it may wait at a breakpoint */
+        if (n > 1)
+            printf("make debug: %s (of %d cases of this test; T=%s picks one)\n", cases[0].name,
+                   n, cases[1].name);
+        n = 1;
+        jobs = 1;
+        cases[0].limit = cases[0].short_limit = 1e7;
+    }
+    if (!quiet && !debug && (!any_lesson || want[6]))
         printf("CUDA device: %s\n", cuda_ok ? cuda_name : "unusable (see cuda_device)");
     char outdir[] = "/tmp/nd-tests.XXXXXX";
     if (mkdtemp(outdir) == NULL) {
         perror("run_tests: mkdtemp");
         return 2;
     }
+    /* ND_TEST_WALL_GRACE: the backstop's constant part (tests of the backstop) */
+    const char *grace = getenv("ND_TEST_WALL_GRACE");
     k_plan plan = { .cases = cases, .n = n, .jobs = jobs, .outdir = outdir,
-                    .progress = !quiet && colour ? progress : NULL };   /* a terminal's */
+                    .progress = !quiet && colour ? progress : NULL,   /* a terminal's */
+                    .wall_grace = debug ? 1e9 : grace != NULL ? atof(grace) : 0,
+                    .output_here = debug };
     k_run_plan(&plan);
     if (plan.progress)
         printf("\r\033[K");

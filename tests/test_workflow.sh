@@ -9,7 +9,7 @@
 #
 #   bash tests/test_workflow.sh                  every section
 #   bash tests/test_workflow.sh watch concurrent  only those sections (intro,
-#       status, test, compile-error, watch, hint, show, concurrent,
+#       status, test, compile-error, watch, hint, show, concurrent, limits,
 #       compile-commands)
 #
 # Checks are written as `check NAME eval '...'`: the single quotes hold the
@@ -466,6 +466,73 @@ check "make watch's last run shows the last edit (all stubs)" \
     eval '[ "$(grep -E "^[0-9]+ passed, [0-9]+ failed$" <<<"$out" | tail -n 1 | cut -d" " -f1)" = 0 ]'
 check "make watch, hung up, says why it stopped" \
     has "^Stopped watching: its terminal closed \(SIGHUP\)\.$"
+fi
+
+# ---------------------------------------------------------------------------
+if section limits "time limits on a busy machine, make debug, a misspelt test name"; then
+# A copy of the solution with three planted mistakes in lesson 1: nd_reshape
+# sleeps for ever, nd_permute loops for ever, nd_broadcast_to reads past
+# the shape it is given.
+copy_tree solution stuck
+f="$scratch/stuck/src/01_views.c"
+sed -i '1i #include <unistd.h>' "$f"
+for fn in reshape:'for (;;) pause();' permute:'volatile int spin = 1; while (spin) {}' \
+          broadcast_to:'volatile int64_t past = shape[ndim + 8]; (void)past;'; do
+    line=$(grep -n "^nd_status nd_${fn%%:*}(" "$f" | cut -d: -f1)
+    sed -i "$((line + 1))a\\    ${fn#*:}" "$f"
+done
+# limits cut to a tenth and a backstop of 10 x the CPU limit + 1 s (not
+# + 30 s), so that each case below takes seconds
+small="ND_TEST_TIME_SCALE=0.1 ND_TEST_WALL_GRACE=1"
+out=$(env $small make test TREE="$scratch/stuck" T=reshape_known 2>&1)
+check "a test asleep for ever is stopped by the backstop, which says its state and line" \
+    eval 'has "stopped by the wall-clock backstop: no result after [0-9]+ s" &&
+          has "asleep or waiting \(state S" && has "in nd_reshape at 01_views.c:[0-9]+" &&
+          has "Lesson code +never sleeps|Lesson code never sleeps"'
+
+# Four busy processes on the machine's cores, and the tests at nice 10:
+# each gets a small share of a CPU, so its wall-clock time is many times
+# its CPU time.  The CPU limit must decide, never the backstop.
+busy_pids=()
+for _ in 1 2 3 4; do (while :; do :; done) & busy_pids+=($!); done
+out=$(env $small nice -n 10 make test TREE="$scratch/stuck" T=permute_known 2>&1)
+check "on a busy machine an endless loop is stopped by its CPU limit, with function and line" \
+    eval 'has "stopped after [0-9.]+ s of CPU time, its limit: an endless loop" &&
+          has "in nd_permute" && has "at 01_views.c:[0-9]+" && has_not "backstop"'
+# lesson 1 done, the rest stubs, as a student has it
+copy_tree skeleton one
+cp solution/src/01_views.c "$scratch/one/src/01_views.c"
+make build TREE="$scratch/one" >/dev/null 2>&1
+out=$(ND_TEST_TIME_SCALE=0.25 ND_TEST_WALL_GRACE=1 nice -n 10 make status TREE="$scratch/one" 2>&1)
+kill "${busy_pids[@]}" 2>/dev/null
+wait "${busy_pids[@]}" 2>/dev/null
+check "on a busy machine make status reports a correct lesson 1 as 29/29" \
+    has "lesson 1 .* 29/29 done"
+
+# A result stopped by the backstop is never kept: make status runs it again.
+out=$(make status TREE="$scratch/one" 2>&1)
+cache=$(ls "build/$(tree_id "$scratch/one")"/*/status.tsv | head -n 1)
+sed -i 's/^\(1\treshape_known\[cpu\]\t\)pass\t$/\1timeout\tstopped by the wall-clock backstop: planted/' "$cache"
+grep -q "planted" "$cache" || not_ok "the status cache has no line for reshape_known[cpu] to plant a result in"
+out=$(make status TREE="$scratch/one" 2>&1)
+check "make status runs again a lesson whose result the backstop stopped" \
+    eval 'has "lesson 1 .* 29/29 done" && ! grep -q planted "$cache"'
+
+out=$(make test TREE="$scratch/one" T=reshape_knwon 2>&1)
+check "make test T=a misspelt name: the suggestion, and nothing else" \
+    eval 'has "did you mean reshape_known" && has_not "Sanitizer|ERROR|leak"'
+
+if command -v gdb >/dev/null; then
+    out=$(printf 'bt\n' | make debug TREE="$scratch/stuck" T=broadcast_known 2>&1)
+    check "make debug: gdb stops at the sanitizer's report, whose stack names the lesson line" \
+        eval 'has "AddressSanitizer: (heap|stack)-buffer-overflow" &&
+              has "in nd_broadcast_to .*01_views.c:[0-9]+"'
+    out=$(printf 'quit\n' | make debug TREE="$scratch/one" T=reshape_known 2>&1)
+    check "make debug on a passing test: the process exits normally under gdb" \
+        eval 'has "exited normally" && has "1 passed, 0 failed"'
+else
+    not_ok "make debug: gdb is not installed (grader/install-deps.sh --dev)"
+fi
 fi
 
 # ---------------------------------------------------------------------------

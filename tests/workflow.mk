@@ -6,6 +6,8 @@
 #   make watch [L=N] [T=name]   rebuild and rerun the current lesson's tests on
 #                               every save (WATCH_RUNS=N: stop after N runs);
 #                               keys: h a hint, r rerun, q stop
+#   make debug T=name           one test under gdb, stopped at a crash, a
+#                               sanitizer's report or a failed check
 #   make hint [L=N] [T=name]    a hint for the current failing test, one level
 #                               more each time (tests/hints/)
 #   make show E='arange(24).reshape(2,3,4)[:, ::-1, 1]'
@@ -24,7 +26,7 @@ WORKFLOW = python3 tests/workflow.py --tree '$(TREE)' --runner '$(RUNNER)' \
 	--make '$(MAKE)' --var 'TREE=$(TREE)' --var 'SAN=$(SAN)' --var 'BENCH=$(BENCH)' \
 	--run-env '$(RUN_ENV)'
 
-.PHONY: status watch hint show compile_commands.json
+.PHONY: status watch hint debug show compile_commands.json
 
 status: deps ## progress of each lesson on TREE: bars, the next failing test and its hint
 	@$(WORKFLOW) status
@@ -32,6 +34,11 @@ status: deps ## progress of each lesson on TREE: bars, the next failing test and
 watch: deps ## rerun the current lesson's tests on every save (L=N a lesson, T=name a test)
 	@bash grader/install-deps.sh --dev 2>/dev/null || true
 	@$(WORKFLOW) watch $(if $(L),--lesson $(L)) $(if $(T),--test $(T))
+
+debug: deps ## run one test under gdb (T=name, or T=name[cuda] on the emulator): it stops at a crash, a sanitizer's report or a failed check
+	@$(if $(T),,echo "make debug needs T=name, one test (make test L=N lists a lesson's)" >&2; exit 2)
+	@bash grader/install-deps.sh --dev
+	@$(WORKFLOW) debug --test '$(T)'
 
 hint: deps ## a hint for the current failing test: a nudge, then the key idea (L=N, T=name)
 	@$(WORKFLOW) hint $(if $(L),--lesson $(L)) $(if $(T),--test $(T))

@@ -11,6 +11,8 @@ The Makefile calls it (tests/workflow.mk); on its own:
                         runner until it is rebuilt) and draw a progress bar per
                         lesson, its next failing test with the hint, and an overall line
     test [-- ARGS]      build, then run the runner with ARGS (-l N, -t NAME, -v)
+    debug --test NAME   build, then run one test under gdb (run_tests -d), which
+                        stops at a crash, a sanitizer's report or a failed check
     watch [--lesson N] [--test NAME]
                         build and test the current lesson (default: the first one
                         not complete), then again each time a source file changes:
@@ -107,9 +109,24 @@ def wrap(lead, text, indent, width=WIDTH):
 
 
 def say(*lines):
+    progress("")
     for line in lines:
         print(line)
     sys.stdout.flush()
+
+
+_shown = [False]                       # a progress line is on the screen
+
+
+def progress(text):
+    """What is happening now (which file compiles, which lesson runs), on
+    one line that the next line replaces: on a terminal only ("" clears)."""
+    if not sys.stdout.isatty() or not (text or _shown[0]):
+        return
+    width = max(20, min(shutil.get_terminal_size((80, 24)).columns, 200) - 1)
+    sys.stdout.write("\r\033[K" + (dim(text[:width]) if text else ""))
+    sys.stdout.flush()
+    _shown[0] = bool(text)
 
 
 # ---------------------------------------------------------------------------
@@ -201,12 +218,22 @@ def sub_make_env():
 
 
 def build(ctx, target=None):
-    """Build the runner, or `target` (only what changed).  Returns (ok, output)."""
+    """Build the runner, or `target` (only what changed), saying on a
+    terminal which file compiles.  Returns (ok, output)."""
     cmd = ctx.make + ["-k", f"-j{ctx.jobs}", "--output-sync=target", "V=0"] + ctx.vars + \
         [target or ctx.runner]
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                       errors="replace", env=sub_make_env())
-    return p.returncode == 0, p.stdout
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         errors="replace", env=sub_make_env())
+    out = []
+    for line in p.stdout:
+        out.append(line)
+        m = ANNOUNCE.match(line)
+        if m:
+            verb = "linking" if m.group(1) == "LINK" else "compiling"
+            progress(f"building {ctx.tree}/: {verb} {m.group(2)}")
+    p.wait()
+    progress("")
+    return p.returncode == 0, "".join(out)
 
 
 class TreeLock:
@@ -451,25 +478,63 @@ def run_lesson(ctx, lesson, tsv):
     return read_tsv(tsv)
 
 
+# The start of the message of a test that the runner's wall-clock backstop
+# stopped (tests/kit/runner.h, K_BACKSTOP_WORDS): a result that may owe
+# more to the machine than to the code, so never kept.
+BACKSTOP = "stopped by the wall-clock backstop"
+
+
+def current_lesson(ctx, lessons):
+    """The lesson being worked on: the one whose file was saved last."""
+    def saved(n):
+        return max((os.stat(p).st_mtime for p in ctx.lesson_files(n) if os.path.exists(p)),
+                   default=0)
+    real = [n for n in lessons if n > 0]
+    return max(real, key=saved) if real else None
+
+
 def run_all(ctx):
-    """Every lesson's results, in lesson order.  Lessons run in parallel;
+    """Every lesson's results, in lesson order.  Lessons run in parallel,
+    the one being worked on first, and a terminal shows each as it ends;
     the results are kept beside the runner, under a key that names this
-    very runner (its mtime and size), and reused until it is rebuilt."""
+    very runner (its mtime and size), and reused until it is rebuilt,
+    except a lesson with a test the backstop stopped, which runs again."""
     cache = os.path.join(os.path.dirname(ctx.runner), "status.tsv")
     st = os.stat(ctx.runner)
     key = f"#runner\t{st.st_mtime_ns}\t{st.st_size}"
+    kept = []
     try:
         with open(cache, encoding="utf-8") as f:
             if f.readline().rstrip("\n") == key:
-                return read_tsv(cache)
+                kept = read_tsv(cache)
     except OSError:
         pass
     lessons = public_lessons()
+    if kept:
+        again = {r["lesson"] for r in kept if r["msg"].startswith(BACKSTOP)}
+        if not again:
+            return kept
+        lessons = [n for n in lessons if n in again]
+        kept = [r for r in kept if r["lesson"] not in again]
+    first = current_lesson(ctx, lessons)
+    lessons = sorted(lessons, key=lambda n: (n != first, n))
+    rows, done = list(kept), []
     with tempfile.TemporaryDirectory(dir=os.path.dirname(ctx.runner)) as tmp:
         with concurrent.futures.ThreadPoolExecutor(max_workers=ctx.jobs) as pool:
-            futures = [pool.submit(run_lesson, ctx, n, os.path.join(tmp, f"{n}.tsv"))
-                       for n in lessons]
-            rows = [r for f in futures for r in f.result()]
+            futures = {pool.submit(run_lesson, ctx, n, os.path.join(tmp, f"{n}.tsv")): n
+                       for n in lessons}
+            progress(f"running lesson {lessons[0]}'s tests" if len(lessons) == 1 else
+                     f"running the tests of lessons {', '.join(map(str, lessons))}")
+            for f in concurrent.futures.as_completed(futures):
+                got = f.result()
+                rows += got
+                n = futures[f]
+                ok = sum(r["result"] == "pass" for r in got)
+                done.append(f"lesson {n} {ok}/{len(got)}")
+                left = len(lessons) - len(done)
+                progress("; ".join(done) + (f"; {left} more running" if left else ""))
+        progress("")
+        rows.sort(key=lambda r: r["lesson"])   # stable: each lesson's own order
         with open(os.path.join(tmp, "all.tsv"), "w", encoding="utf-8") as f:
             f.write(key + "\n")
             for r in rows:
@@ -659,11 +724,12 @@ def all_results(ctx, *after_build_error):
 
 
 def cmd_status(ctx, args):
+    say(f"Public tests on {ctx.tree}/:", "")
     rows = all_results(ctx)
     if rows is None:
         return 1
     lines, _, _ = progress_lines(ctx, rows)
-    say(f"Public tests on {ctx.tree}/:", "", *lines, "")
+    say(*lines, "")
     line, n = overall_line(ctx, rows)
     say(line)
     if n:
@@ -686,6 +752,52 @@ def cmd_test(ctx, args):
         return 1
     sys.stdout.flush()
     return subprocess.run([ctx.runner] + args.runner_args, env=ctx.run_env).returncode
+
+
+# ---------------------------------------------------------------------------
+# make debug
+# ---------------------------------------------------------------------------
+
+def debug_env(env):
+    """The runner's environment for gdb: a sanitizer's report ends in
+    abort(), where gdb stops; LeakSanitizer, which cannot run under a
+    debugger, is off."""
+    env = dict(env)
+    asan = [o for o in env.get("ASAN_OPTIONS", "").split(":")
+            if o and not o.startswith(("abort_on_error=", "detect_leaks="))]
+    env["ASAN_OPTIONS"] = ":".join(asan + ["abort_on_error=1", "detect_leaks=0"])
+    ubsan = [o for o in env.get("UBSAN_OPTIONS", "").split(":")
+             if o and not o.startswith(("abort_on_error=", "halt_on_error="))]
+    env["UBSAN_OPTIONS"] = ":".join(ubsan + ["halt_on_error=1", "abort_on_error=1"])
+    return env
+
+
+def cmd_debug(ctx, args):
+    """One test under gdb, in the process that runs it, with no time
+    limit: gdb stops at a crash, at a sanitizer's report, or where a check
+    of the test failed."""
+    if shutil.which("gdb") is None:
+        say(red("make debug needs gdb: apt-get install gdb (make deps does it as root)."))
+        return 2
+    ctx.check_tree()
+    ok, output = ready(ctx, TreeLock(ctx))
+    if not ok:
+        show_build_errors(ctx, output)
+        return 1
+    say(f"make debug: {args.test} on {ctx.tree}/ under gdb. It runs to the first problem and "
+        "stops there:",
+        "  a crash or a sanitizer's report: `bt` lists the calls, your lesson file's line "
+        "among them;",
+        "  a failed check (_ck_assert_failed): `up` climbs to the check in the test, whose "
+        "message",
+        "  gdb shows; `frame N` goes to call N of `bt`, `print x` shows a variable, `list` "
+        "the code,",
+        "  `quit` ends. The test passes if gdb says the process exited normally.", "")
+    gdb = ["gdb", "-q", "-ex", "set follow-fork-mode child", "-ex", "set detach-on-fork on",
+           "-ex", "set print thread-events off", "-ex", "set print inferior-events off",
+           "-ex", "set breakpoint pending on", "-ex", "break _ck_assert_failed",
+           "-ex", "run", "--args", ctx.runner, "-d", "-t", args.test]
+    return subprocess.run(gdb, env=debug_env(ctx.run_env)).returncode
 
 
 # ---------------------------------------------------------------------------
@@ -1359,9 +1471,11 @@ def cmd_locked(ctx, args):
 
 # How another run that holds a tree's lock is named in a message.
 RUN_NAMES = {"status": "make status", "test": "make test", "watch": "make watch",
+             "debug": "make debug",
              "hint": "make hint", "show": "make show", "locked": "make compile_commands.json"}
 
-COMMANDS = {"status": cmd_status, "test": cmd_test, "watch": cmd_watch, "hint": cmd_hint,
+COMMANDS = {"status": cmd_status, "test": cmd_test, "debug": cmd_debug, "watch": cmd_watch,
+            "hint": cmd_hint,
             "show": cmd_show, "hints-check": cmd_hints_check, "locked": cmd_locked}
 
 
@@ -1380,6 +1494,8 @@ def main():
         w = sub.add_parser(name)
         w.add_argument("--lesson", type=int)
         w.add_argument("--test")
+    d = sub.add_parser("debug")
+    d.add_argument("--test", required=True)
     v = sub.add_parser("show")
     v.add_argument("--binary", required=True, help="make show's program, built for TREE")
     v.add_argument("--out", required=True, help="the SVG to write")

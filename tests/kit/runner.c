@@ -9,6 +9,7 @@
 
 #include "kit_impl.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -700,9 +701,80 @@ typedef struct {
     pid_t pid;
     int fd;
     double start;
+    double waited;     /* seconds its processes waited for a CPU (not counted) */
+    double stopping;   /* when the backstop signalled it (0: not yet) */
+    char state[160];   /* what the kernel said it was doing then */
     char *buf;
     size_t len, cap;
 } slot;
+
+/* Seconds that the threads of pid, and of its descendants, have spent
+ * ready to run but waiting for a CPU: the second field of
+ * /proc/PID/task/TID/schedstat (nanoseconds; 0 where the kernel has no
+ * schedstat).  A busy machine's delay, not time the test used or slept. */
+static double waited_for_cpu(pid_t pid, int depth)
+{
+    char path[96];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(path);
+    if (d == NULL)
+        return 0;
+    double sum = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof path, "/proc/%d/task/%.20s/schedstat", (int)pid, e->d_name);
+        unsigned long long ran, waited;
+        FILE *f = fopen(path, "r");
+        if (f != NULL && fscanf(f, "%llu %llu", &ran, &waited) == 2)
+            sum += 1e-9 * (double)waited;
+        if (f != NULL)
+            fclose(f);
+        snprintf(path, sizeof path, "/proc/%d/task/%.20s/children", (int)pid, e->d_name);
+        f = depth < 8 ? fopen(path, "r") : NULL;
+        int child;
+        while (f != NULL && fscanf(f, "%d", &child) == 1)
+            sum += waited_for_cpu((pid_t)child, depth + 1);
+        if (f != NULL)
+            fclose(f);
+    }
+    closedir(d);
+    return sum;
+}
+
+/* What the kernel says pid is doing, in words: "asleep (S) in the kernel's
+ * do_nanosleep"; "" if it cannot be read. */
+static void process_state(pid_t pid, char *dst, size_t cap)
+{
+    char path[64], stat[512] = "", wchan[64] = "";
+    dst[0] = '\0';
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    size_t n = f != NULL ? fread(stat, 1, sizeof stat - 1, f) : 0;
+    if (f != NULL)
+        fclose(f);
+    stat[n] = '\0';
+    const char *paren = strrchr(stat, ')');   /* "pid (comm) S ..." */
+    if (paren == NULL || paren[1] != ' ')
+        return;
+    char st = paren[2];
+    snprintf(path, sizeof path, "/proc/%d/wchan", (int)pid);
+    f = fopen(path, "r");
+    n = f != NULL ? fread(wchan, 1, sizeof wchan - 1, f) : 0;
+    if (f != NULL)
+        fclose(f);
+    wchan[n] = '\0';
+    const char *what = st == 'S'   ? "asleep or waiting"
+                       : st == 'D' ? "waiting for the disk or the kernel"
+                       : st == 'R' ? "running"
+                       : st == 'T' || st == 't' ? "stopped (a debugger or a signal)"
+                                    : "in kernel state";
+    if (wchan[0] != '\0' && strcmp(wchan, "0") != 0)
+        snprintf(dst, cap, "%s (state %c, in the kernel's %s)", what, st, wchan);
+    else
+        snprintf(dst, cap, "%s (state %c)", what, st);
+}
 
 /* Read what the worker has sent; false at the end of its pipe. */
 static bool read_more(slot *s)
@@ -780,7 +852,7 @@ static void start(k_plan *p, slot *s, k_case *c, int index)
     if (pid == 0) {
         setpgid(0, 0);
         close(fd[0]);
-        if (p->executor == NULL) {   /* the code under test prints here */
+        if (p->executor == NULL && !p->output_here) {   /* the code under test prints here */
             int out = open(c->output, O_WRONLY | O_CREAT | O_TRUNC, 0600);
             if (out >= 0) {
                 dup2(out, 1);
@@ -856,8 +928,20 @@ void k_run_plan(k_plan *p)
             }
             if (s->c == NULL)
                 continue;
-            double backstop = K_WALL_LIMIT(s->c->limit);
-            if (s->fd >= 0 && now() - s->start > backstop) {
+            /* the backstop counts the seconds it could run: time spent
+             * waiting for a CPU on a busy machine is not counted */
+            double backstop = K_WALL_LIMIT(s->c->limit) - K_WALL_GRACE +
+                              (p->wall_grace > 0 ? p->wall_grace : K_WALL_GRACE);
+            if (s->fd >= 0 && s->stopping == 0 && now() - s->start > backstop) {
+                double w = waited_for_cpu(s->pid, 0);
+                s->waited = w > s->waited ? w : s->waited;
+                if (now() - s->start - s->waited > backstop) {
+                    process_state(s->pid, s->state, sizeof s->state);
+                    s->stopping = now();   /* its stack first, then SIGKILL */
+                    kill(-s->pid, K_STACK_SIGNAL);
+                    kill(s->pid, K_STACK_SIGNAL);
+                }
+            } else if (s->fd >= 0 && s->stopping > 0 && now() - s->stopping > 3) {
                 kill(-s->pid, SIGKILL);
                 kill(s->pid, SIGKILL);
             }
@@ -873,14 +957,18 @@ void k_run_plan(k_plan *p)
                     ;
                 close(s->fd);
             }
-            bool walled = now() - s->start > backstop;
+            bool walled = s->stopping > 0;
             take_report(s, status, &ru, p);
             if (walled && s->c->result != K_PASS) {
                 free(s->c->msg);
-                char m[300];
-                snprintf(m, sizeof m, "still running after %.0f s of wall-clock time (the "
-                         "backstop; its CPU limit is %.1f s): an endless loop that sleeps or "
-                         "waits?", backstop, s->c->limit);
+                char m[1800], at[1300] = "";
+                if (lesson_frame(s->c->output, K_BACKSTOP_LINE, at + 2, sizeof at - 2))
+                    memcpy(at, ", ", 2);   /* ", in f at 01_views.c:42" */
+                snprintf(m, sizeof m, K_BACKSTOP_WORDS ": no result after %.0f s of wall-clock "
+                         "time (%.0f s more it spent waiting for a CPU, not counted) with %.1f s "
+                         "of CPU used, its CPU limit %.1f s: it was %s%s",
+                         s->stopping - s->start - s->waited, s->waited, s->c->cpu, s->c->limit,
+                         s->state[0] ? s->state : "not using the CPU", at);
                 s->c->msg = dup_str(m);
                 s->c->result = K_TIMEOUT;
                 if (k_output_alone && p->executor != NULL && truncate(s->c->output, 0) != 0) {

@@ -58,6 +58,12 @@ typedef struct k_plan {
     double mem_budget_mb;
     /* called as cases start and end (for a progress line) */
     void (*progress)(const k_case *c, int done, int total, bool started);
+    /* the constant part of the wall-clock backstop, in seconds (0: the 30
+     * of K_WALL_LIMIT; a test of the backstop itself sets less) */
+    double wall_grace;
+    /* the code under test prints here, not to its case's output file
+     * (make debug, where it prints in the debugger's terminal) */
+    bool output_here;
 } k_plan;
 
 /* Every case of the suites, in order: each test once per device its
@@ -79,8 +85,21 @@ void k_run_plan(k_plan *p);
 #define K_TIMEOUT_BUDGET 10
 
 /* The wall-clock backstop of a case, or an executor, whose CPU limit is
- * `cpu` seconds. */
-#define K_WALL_LIMIT(cpu) (10 * (cpu) + 30)
+ * `cpu` seconds.  The runner counts it in the seconds the case could run:
+ * time its processes spent waiting for a CPU on a busy machine is not
+ * counted, so the backstop stops only a test that sleeps or blocks, never
+ * one that a crowded machine slows down (its CPU limit decides). */
+#define K_WALL_LIMIT(cpu) (10 * (cpu) + K_WALL_GRACE)
+#define K_WALL_GRACE 30
+
+/* The signal the runner sends a case at the backstop: its handler
+ * (k_catch_cpu_limit) prints the stack under K_BACKSTOP_LINE, then the
+ * case dies of SIGKILL. */
+#define K_STACK_SIGNAL SIGUSR2
+#define K_BACKSTOP_LINE "The wall-clock backstop stopped it here"
+/* The start of the message of a case the backstop stopped (make status
+ * never keeps such a result: it runs the case again). */
+#define K_BACKSTOP_WORDS "stopped by the wall-clock backstop"
 
 /* Start an executor: the program `path` (NULL: a fork of this one, serving
  * calls with k_local) with its calls on fd 0, results on fd 3 and its

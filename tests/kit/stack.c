@@ -42,12 +42,32 @@ static void stack_at_limit(int sig)
     (void)sig;
 }
 
+/* At the wall-clock backstop (the runner's K_STACK_SIGNAL, to a test that
+ * has used little CPU for far too long: asleep, or blocked), print the
+ * stack the same way, under its own line, then die of SIGKILL. */
+static void stack_at_backstop(int sig)
+{
+    static const char line[] = "\n" K_BACKSTOP_LINE ":\n";
+    ssize_t w = write(2, line, sizeof line - 1);
+    (void)w;
+    if (__sanitizer_print_stack_trace != NULL) {
+        __sanitizer_print_stack_trace();
+    } else {
+        void *frames[64];
+        backtrace_symbols_fd(frames, backtrace(frames, 64), 2);
+    }
+    raise(SIGKILL);
+    (void)sig;
+}
+
 void k_catch_cpu_limit(void)
 {
     struct sigaction sa = { .sa_handler = stack_at_limit, .sa_flags = SA_RESETHAND | SA_NODEFER };
     sigemptyset(&sa.sa_mask);
     sigaction(SIGXCPU, &sa, NULL);
     sigaction(SIGPROF, &sa, NULL);
+    sa.sa_handler = stack_at_backstop;
+    sigaction(K_STACK_SIGNAL, &sa, NULL);
 }
 
 void k_limit_cpu(double seconds)
