@@ -49,7 +49,9 @@
 #   9. the student workflow: make status (solution complete, skeleton none),
 #      make test L=/T=, make watch reruns after a change (inotify and
 #      polling), compile errors shown with the compiler's message,
-#      compile_commands.json
+#      compile_commands.json; on a busy machine the CPU limit decides and
+#      the wall-clock backstop stops only a test that sleeps, naming where;
+#      make debug under gdb; make bench-loop measures the loop's latency
 #  10. the CUDA emulator as a profiler and a sanitizer: the model's
 #      validation table and the lessons' profiles are what the build makes
 #      (lessons/data/), make profile L=7 profiles every lesson 7 kernel
@@ -397,6 +399,8 @@ if want workflow; then
 section workflow "the student workflow (make status, make test, make watch), begun beside the packaging"
 wait "$workflow"
 add_counts "workflow" "$logs/workflow.log"
+run "the loop's latency, idle and with 4 busy processes, with the targets (make bench-loop)" \
+    make bench-loop
 
 fi
 if want profiler; then

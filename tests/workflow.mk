@@ -15,6 +15,9 @@
 #                               NumPy-like expression (tests/show/), in the
 #                               terminal and as SVG (OUT=, default build/show.svg)
 #   make compile_commands.json  for clangd: how TREE and the tests are compiled
+#   make bench-loop             the loop's latency: a fresh clone to make
+#                               status's first line, a saved edit to its first
+#                               test result, idle and with 4 busy processes
 #
 # The work is done by tests/workflow.py: it builds through this Makefile
 # (only what changed), turns a compile error into the compiler's own
@@ -26,7 +29,7 @@ WORKFLOW = python3 tests/workflow.py --tree '$(TREE)' --runner '$(RUNNER)' \
 	--make '$(MAKE)' --var 'TREE=$(TREE)' --var 'SAN=$(SAN)' --var 'BENCH=$(BENCH)' \
 	--run-env '$(RUN_ENV)'
 
-.PHONY: status watch hint debug show compile_commands.json
+.PHONY: status watch hint debug show compile_commands.json bench-loop
 
 status: deps ## progress of each lesson on TREE: bars, the next failing test and its hint
 	@$(WORKFLOW) status
@@ -39,6 +42,9 @@ debug: deps ## run one test under gdb (T=name, or T=name[cuda] on the emulator):
 	@$(if $(T),,echo "make debug needs T=name, one test (make test L=N lists a lesson's)" >&2; exit 2)
 	@bash grader/install-deps.sh --dev
 	@$(WORKFLOW) debug --test '$(T)'
+
+bench-loop: deps ## how long a student waits: make status's first line, and an edit's first test result, idle and busy (build/bench/latency.tsv)
+	@python3 tests/latency.py
 
 hint: deps ## a hint for the current failing test: a nudge, then the key idea (L=N, T=name)
 	@$(WORKFLOW) hint $(if $(L),--lesson $(L)) $(if $(T),--test $(T))
