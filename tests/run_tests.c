@@ -152,6 +152,11 @@ static const char *find_hint(const char *msg)
 /* What a crash or a timeout most likely means, and what to do. */
 static const char *crash_hint(const char *msg)
 {
+    if (strstr(msg, "signed integer overflow") || strstr(msg, "negation of"))
+        return "a sum or a product of int64 values overflowed, which in C is undefined "
+               "behaviour: compute sizes, strides and offsets that can be that large with "
+               "nd_add_ok and nd_mul_ok (src/internal.h, lesson 1), which say when the result "
+               "would not fit, and return the error nd.h names for that case";
     if (strstr(msg, "Sanitizer") || strstr(msg, "UBSan"))
         return "a sanitizer stopped the test at the bad access: the file and line above are "
                "where; the whole report is in the test's output (make test V=1)";

@@ -526,7 +526,8 @@ static void compare_values(const k_call *c, k_want *w, const float *data, int64_
              k_ints(w->ndim, idx, ix, sizeof ix), what, (double)got,
              isnan(want) ? NAN : (double)want,   /* any NaN will do: no sign */
              ewise_inputs(c, idx, w->ndim, in, sizeof in), tol_text(w, i, want, t, sizeof t),
-             stale ? ", the value dst held before the call: never written"
+             stale ? ", the value dst held before the call (not written, or written with "
+                     "that same value)"
              : isnan(got) && before == NULL ? " (NaN: was it ever written?)" : "");
     }
 }
@@ -871,8 +872,8 @@ static void compare_bytes(const k_call *c, const k_want *w, const k_res *r, cons
         wrong(c, hint, "element %s of the result (shape %s) must be source element %s, %s; it "
               "is %s%s.", k_ints(c->n, idx, di, sizeof di), k_ints(c->n, dshape, ds, sizeof ds),
               k_ints(c->n, src, si, sizeof si), hex(want + at, e, hw), hex(got + at, e, hg),
-              memcmp(got + at, was + at, (size_t)e) == 0 ? " (what dst held before: never "
-              "written?)" : "");
+              memcmp(got + at, was + at, (size_t)e) == 0 ? " (the bytes dst held before the "
+              "call: not written, or written with those same bytes)" : "");
     }
 }
 
@@ -897,9 +898,14 @@ static void compare(const k_call *c, k_want *w, const k_res *r, const char *hint
         if (r->status == ND_ERR_NOT_IMPLEMENTED)
             wrong(c, NULL, "it returned ND_ERR_NOT_IMPLEMENTED: %s",
                   not_implemented(r, m, sizeof m));
+        char want[700] = "";
+        if (w->status == ND_OK && w->view) {   /* the view it should have made */
+            memcpy(want, " and the view ", 14);
+            layout(w->ndim, w->shape, w->strides, w->offset, want + 14, sizeof want - 14);
+        }
         if (w->status == ND_OK)
-            wrong(c, hint, "it returned %s%s, expected ND_OK.", status_name(r->status),
-                 paren_message(r, m, sizeof m));
+            wrong(c, hint, "it returned %s%s, expected ND_OK%s.", status_name(r->status),
+                 paren_message(r, m, sizeof m), want);
         char rule[500];
         snprintf(rule, sizeof rule, "nd.h: %s is the error when %s", status_name(w->status),
                  w->why);
@@ -1007,15 +1013,23 @@ static int smaller(const k_call *c, k_call *out, int cap)
                         int e = a->ndim - from_right;
                         if ((joint ? a->kind != K_VIEW : j != i) || e < 0)
                             continue;
-                        if (how == 2 && a->shape[e] == 1) {   /* drop it */
-                            for (int f = e; f + 1 < a->ndim; f++) {
+                        /* nd_offset_of's index follows a's axes (an entry
+                         * per axis, kept inside the smaller shape); a
+                         * permutation's axes cannot lose one */
+                        int64_t *ix = t.op == K_OFFSET_OF && j == 0 ? t.list[0] : NULL;
+                        if (how == 2 && a->shape[e] == 1 && (t.op != K_PERMUTE || j != 0)) {
+                            for (int f = e; f + 1 < a->ndim; f++) {   /* drop it */
                                 a->shape[f] = a->shape[f + 1];
                                 a->strides[f] = a->strides[f + 1];
+                                if (ix != NULL)
+                                    ix[f] = ix[f + 1];
                             }
                             a->ndim--;
                             changed = true;
                         } else if (how < 2 && a->shape[e] > 1) {
                             a->shape[e] = how == 0 ? a->shape[e] / 2 : 1;
+                            if (ix != NULL && ix[e] >= 0)
+                                ix[e] %= a->shape[e];
                             changed = true;
                         }
                     }
