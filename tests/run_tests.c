@@ -168,17 +168,23 @@ static const char *crash_hint(const char *msg)
         return "the test ran past its time limit: an endless loop (a loop variable that never "
                "reaches its bound, or a step of 0?), or a loop far too slow";
     if (strstr(msg, "bad pointer"))
-        return "your code read or wrote memory outside an array (an index, an offset or a "
-               "stride too far?). Rerun it with SAN=1 (see below): AddressSanitizer stops at "
-               "the bad access and names the line";
+        return SANITIZED ? "your code read or wrote memory outside an array (an index, an "
+                           "offset or a stride too far?): make debug T=name stops in gdb at it"
+                         : "your code read or wrote memory outside an array (an index, an "
+                           "offset or a stride too far?). Rerun it with SAN=1 (see below): "
+                           "AddressSanitizer stops at the bad access and names the line";
     if (strstr(msg, "abort()"))
-        return "the heap was corrupted by a write past the end of an allocation, or an "
-               "assert failed. Rerun it with SAN=1 (see below) to find where";
+        return SANITIZED ? "an assert failed, or abort() was called: make debug T=name stops "
+                           "in gdb where"
+                         : "the heap was corrupted by a write past the end of an allocation, "
+                           "or an assert failed. Rerun it with SAN=1 (see below) to find where";
     if (strstr(msg, "division"))
         return "an integer division or modulo by zero (an axis of size 0?)";
     if (strstr(msg, "exit("))
         return "lesson code returns a status; it never ends the program";
-    return "the test's process died. Rerun it with SAN=1 (see below) to find where";
+    return SANITIZED ? "the test's process died: make debug T=name runs it under gdb, which "
+                       "stops where"
+                     : "the test's process died. Rerun it with SAN=1 (see below) to find where";
 }
 
 static bool verbose;   /* -v: every failure in full, and what each test printed */

@@ -353,9 +353,9 @@ line=$(grep -n '^nd_status nd_permute(' "$scratch/crashy/src/01_views.c" | cut -
 sed -i "$((line + 1))a\\    if (a != NULL && a->ndim == 3) __builtin_trap();\n    if (a != NULL && a->ndim == 2) for (;;) {}" \
     "$scratch/crashy/src/01_views.c"
 out=$(make show TREE="$scratch/crashy" E='arange(24).reshape(2,3,4).transpose(2,0,1)' 2>&1)
-check "make show: a crash in a lesson function names the function and the step" \
+check "make show: a crash in a lesson function names the function and the step, and what finds its line" \
     eval 'has "nd_permute returned .*nd_permute crashed: " &&
-          has "SAN=1"'
+          has "make debug T=name" && has_not "SAN=1"'
 out=$(SHOW_SECONDS=1 make show TREE="$scratch/crashy" E='arange(6).reshape(2,3).T' 2>&1)
 check "make show: an endless loop in a lesson function is stopped and named" \
     has "nd_permute did not return within 1 s: an endless loop"

@@ -144,6 +144,8 @@ class Ctx:
             name, _, value = item.partition("=")
             self.run_env[name] = value
         self.jobs = os.cpu_count() or 2
+        # the sanitizer build (SAN=1, the Makefile's default) or the plain one
+        self.san = "SAN=0" not in self.vars
 
     def cmd(self, what):
         """A make command line to suggest, naming TREE when it is not the default."""
@@ -604,10 +606,13 @@ def stubs_in(path, name):
 
 
 def crash_text(ctx, row):
-    msg, again = row["msg"], ctx.cmd(f"test T={base_name(row['test'])} SAN=1")
+    msg, name = row["msg"], base_name(row['test'])
     if "timeout" in msg:
         return ("ran past its time limit and was stopped: an endless loop, or a loop far "
                 "too slow")
+    # the plain build (SAN=0) names no line: the default, sanitizer build does
+    again = (ctx.cmd(f"test T={name}") + " (SAN=1, the default)" if not ctx.san
+             else ctx.cmd(f"debug T={name}") + " (gdb)")
     if "signal 11" in msg or "signal 7" in msg:
         return f"crashed reading or writing outside an array; {again} shows the line"
     return f"crashed ({msg}); {again} shows where"
@@ -686,7 +691,9 @@ def overall_line(ctx, rows):
     todo = ([0] if not framework_ok else []) + [n for n in real if n not in complete]
     if not todo:
         return (green(f"{len(complete)} of {len(real)} lessons complete: every public test "
-                      "passes.") + f" Now under the sanitizers too: {ctx.cmd('test SAN=1')}"), None
+                      "passes") + (" under AddressSanitizer and UBSan." if ctx.san else
+                                   f". Now under the sanitizers too: {ctx.cmd('test')} "
+                                   "(SAN=1, the default)")), None
     n = todo[0]
     failing = next(r for r in lessons[n] if r["result"] != "pass")
     what = "the framework" if n == 0 else f"lesson {n}"
@@ -976,7 +983,8 @@ def cmd_hint(ctx, args):
         if row is None:
             which = f"lesson {args.lesson}" if args.lesson is not None else "every lesson"
             say(green(f"Every public test of {which} passes: no hint needed.") +
-                f" Now the sanitizers: {ctx.cmd('test SAN=1')}")
+                ("" if ctx.san else
+                 f" Now the sanitizers: {ctx.cmd('test')} (SAN=1, the default)"))
             return 0
     try:
         say(*hint_lines(ctx, row, ctx.cmd("hint" + (f" T={args.test}" if args.test else "") +
@@ -1448,9 +1456,13 @@ def cmd_show(ctx, args):
         if m:
             row = {"msg": m.group(0), "lesson": int(m.group(2)), "result": "fail", "test": ""}
             say("", wrap("To do: ", next_step(ctx, row) + ".", 7))
-        elif re.search(r" crashed: | did not return within ", p.stdout):
+        elif re.search(r" crashed: | did not return within ", p.stdout) and not ctx.san:
             say("", wrap("", "Run it under AddressSanitizer and UBSan to see the line: "
-                         f"{again} SAN=1", 0))
+                         f"{again} (SAN=1, the default)", 0))
+        elif re.search(r" crashed: | did not return within ", p.stdout):
+            say("", wrap("", f"{ctx.cmd('test L=1')} runs your lesson 1 functions under "
+                         "the tests, and `make debug T=name` one test under gdb, which "
+                         "stops where it crashes.", 0))
         else:
             say("", dim(wrap("", "That is your function's own answer (its status and message). "
                              "nd.h says which inputs it must refuse and how.", 0)))
