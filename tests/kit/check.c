@@ -1017,6 +1017,8 @@ static int smaller(const k_call *c, k_call *out, int cap)
                          * per axis, kept inside the smaller shape); a
                          * permutation's axes cannot lose one */
                         int64_t *ix = t.op == K_OFFSET_OF && j == 0 ? t.list[0] : NULL;
+                        /* nd_slice's index: an entry for each of the first t.n axes */
+                        bool sl = t.op == K_SLICE && j == 0 && !t.list_null[0] && e < t.n;
                         if (how == 2 && a->shape[e] == 1 && (t.op != K_PERMUTE || j != 0)) {
                             for (int f = e; f + 1 < a->ndim; f++) {   /* drop it */
                                 a->shape[f] = a->shape[f + 1];
@@ -1024,6 +1026,9 @@ static int smaller(const k_call *c, k_call *out, int cap)
                                 if (ix != NULL)
                                     ix[f] = ix[f + 1];
                             }
+                            for (int f = e; sl && f + 1 < t.n; f++)
+                                t.idx[f] = t.idx[f + 1];
+                            t.n -= sl;
                             a->ndim--;
                             changed = true;
                         } else if (how < 2 && a->shape[e] > 1) {
