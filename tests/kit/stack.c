@@ -23,20 +23,26 @@ void __sanitizer_print_stack_trace(void) __attribute__((weak));
  * handler as it was set before the lockdown, so the handler is installed
  * with SA_RESETHAND (the kernel restores the default as it enters it) and
  * SA_NODEFER (the raise inside it is delivered at once). */
+/* The line, then the stack, on stderr (from a signal handler). */
+static void print_stack(const char *line, size_t len)
+{
+    ssize_t w = write(2, line, len);
+    (void)w;
+    if (__sanitizer_print_stack_trace != NULL) {
+        __sanitizer_print_stack_trace();
+    } else {
+        void *frames[64];
+        backtrace_symbols_fd(frames, backtrace(frames, 64), 2);
+    }
+}
+
 static void stack_at_limit(int sig)
 {
     static volatile sig_atomic_t printed;
     if (!printed) {
         printed = 1;
         static const char line[] = "\nThe CPU time limit was reached here:\n";
-        ssize_t w = write(2, line, sizeof line - 1);
-        (void)w;
-        if (__sanitizer_print_stack_trace != NULL) {
-            __sanitizer_print_stack_trace();
-        } else {
-            void *frames[64];
-            backtrace_symbols_fd(frames, backtrace(frames, 64), 2);
-        }
+        print_stack(line, sizeof line - 1);
     }
     raise(SIGXCPU);   /* from SIGPROF: once more through here, then the default */
     (void)sig;
@@ -48,14 +54,7 @@ static void stack_at_limit(int sig)
 static void stack_at_backstop(int sig)
 {
     static const char line[] = "\n" K_BACKSTOP_LINE ":\n";
-    ssize_t w = write(2, line, sizeof line - 1);
-    (void)w;
-    if (__sanitizer_print_stack_trace != NULL) {
-        __sanitizer_print_stack_trace();
-    } else {
-        void *frames[64];
-        backtrace_symbols_fd(frames, backtrace(frames, 64), 2);
-    }
+    print_stack(line, sizeof line - 1);
     raise(SIGKILL);
     (void)sig;
 }
