@@ -84,7 +84,8 @@ def readme_table(header, rows):
             what = 'compact, %s of %s' % (case.split()[0], r['shape']) if case.startswith(
                 'transpose') else 'compact, %s of %s' % (case, r['shape'])
             call = '`np.ascontiguousarray(%s)`' % np_case.split('(', 1)[1][:-1]
-        elif g in ('ewise', 'reduce') and not case.startswith('NumPy'):
+        elif g in ('ewise', 'reduce') and not case.startswith('NumPy') and \
+                case in ('add', 'sum over last axis'):
             np = find(rows, g, numpy_of[g], r['shape'])
             what = '%s, %s' % (case, r['shape'])
             call = '`%s`' % numpy_of[g][len('NumPy '):]
