@@ -1250,9 +1250,9 @@ int main(int argc, char **argv)
         return probe_core();
     if (*filter && !strstr("compact steps ewise reduce matmul", filter))
         die("-f %s: no such group (compact, ewise, reduce, matmul)", filter);
+    choose_blas_core(argv);   /* may run bench_cpu again, with OPENBLAS_CORETYPE set */
     if (tsv_path != NULL && (tsv = fopen(tsv_path, "w")) == NULL)
         die("cannot write %s: %s", tsv_path, strerror(errno));
-    choose_blas_core(argv);   /* may run bench_cpu again, with OPENBLAS_CORETYPE set */
     if (numpy_cmd != NULL)
         numpy_start(numpy_cmd);
     const char *numpy = numpy_cmd != NULL ? numpy_ask("info") : "not measured (no -n)";
