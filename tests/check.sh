@@ -272,7 +272,7 @@ bench_blas_kernels() {
 }
 run "make bench's OpenBLAS, in bench_cpu and NumPy, runs kernels that fit this CPU, not a fallback" \
     bench_blas_kernels
-run "README's and lesson 2's benchmark tables match lessons/data/bench-cpu.tsv" \
+run "the benchmark tables of README.md and lessons 2 and 5 match lessons/data/bench-cpu.tsv" \
     python3 tests/bench/bench_tables.py --check lessons/data/bench-cpu.tsv
 
 fi
