@@ -146,10 +146,13 @@ bench-cpu: ## the CPU benchmarks alone (SMOKE=1: a smoke pass of a few seconds, 
 	@bash grader/install-deps.sh --bench
 	@$(MAKE) BENCH=1 TREE=$(TREE) CUDA=emu build/$(TREE_ID)/bench/bench_cpu
 	@mkdir -p build/bench
-	@# Both users of OpenBLAS (bench_cpu and NumPy) on one thread, with the
-	@# kernels OpenBLAS picks for this CPU: some machines set
-	@# OPENBLAS_CORETYPE or OPENBLAS_L2_SIZE to force others.  Cleared for
-	@# this command only.
+	@# Both users of OpenBLAS (bench_cpu and NumPy) on one thread.  The
+	@# kernels: bench_cpu checks that those OpenBLAS picks fit this CPU,
+	@# and when they are a fallback (Debian 12's 0.3.21 runs its SSE3 ones
+	@# on CPUs newer than it knows) it times the ones that fit, keeps the
+	@# fastest and sets OPENBLAS_CORETYPE for itself and NumPy; the TSV
+	@# header says which and why.  So a setting of this machine's
+	@# (OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE) is cleared for this command.
 	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 \
 		build/$(TREE_ID)/bench/bench_cpu -o $(BENCH_CPU_TSV) $(if $(F),-f $(F)) \
 		$(if $(filter 1,$(SMOKE)),-s) -n '$(BENCH_PYTHON) tests/bench/bench_numpy.py'

@@ -19,7 +19,9 @@
 #   3b. the benchmark: its build (-O3 -march=native, as make bench) has no
 #      warning, and a smoke pass of it (make bench-cpu SMOKE=1) checks every
 #      case, NumPy's included, and feeds the plots and tables that read its
-#      TSV; the recorded tables of README.md and lesson 2 match
+#      TSV; OpenBLAS, in bench_cpu and in NumPy, runs kernels that fit the
+#      CPU, not a fallback (and bench_cpu -T tells the two apart on known
+#      cases); the recorded tables of README.md and lessons 2 and 5 match
 #      lessons/data/bench-cpu.tsv
 #   4. every public test passes on the solution; lesson 6's also on a
 #      build whose grids stop at 2 blocks (every grid loop runs many rounds)
@@ -261,7 +263,18 @@ bench_smoke() {
 }
 run "make bench-cpu SMOKE=1: every case checked, NumPy beside it; plots and tables drawn from it" \
     bench_smoke
-run "README's and lesson 2's benchmark tables match lessons/data/bench-cpu.tsv" \
+run "bench_cpu -T: it tells a fallback OpenBLAS core type from one that fits the CPU (known cases)" \
+    build/solution/bench/bench_cpu -T
+# The smoke pass chose OpenBLAS's kernels as make bench does: on a CPU
+# that runs more than those kernels need, the run failed its purpose.
+bench_blas_kernels() {
+    local tsv=build/bench/cpu-smoke.tsv
+    grep '^# openblas' "$tsv"
+    grep -qx '# openblas fallback: no' "$tsv" && grep -q '^# numpy: .*kernels for' "$tsv"
+}
+run "make bench's OpenBLAS, in bench_cpu and NumPy, runs kernels that fit this CPU, not a fallback" \
+    bench_blas_kernels
+run "the benchmark tables of README.md and lessons 2 and 5 match lessons/data/bench-cpu.tsv" \
     python3 tests/bench/bench_tables.py --check lessons/data/bench-cpu.tsv
 
 fi

@@ -10,8 +10,9 @@
 #                      fast path (rows "steps" of the TSV) and NumPy's
 #                      np.ascontiguousarray(a.T), as % of memcpy, per shape
 #   ewise-bench.svg    lesson 3: add (nd_binary) and NumPy's a + b
-#   reduce-bench.svg   lesson 4: the sum over the last axis and NumPy's
-#                      a.sum(-1), as % of memcpy's bandwidth
+#   reduce-bench.svg   lesson 4: the sum over the last axis, NumPy's
+#                      a.sum(-1) and the fastest read of the same array
+#                      (the ceiling for a sum), as % of memcpy's bandwidth
 # The machine, its load and the date come from the file's '#' header lines,
 # so each plot names what it measured.
 
@@ -86,7 +87,7 @@ unset grid
 # bandwidth, one horizontal bar each, labelled with the GB/s.
 do for [g in "ewise reduce"] {
     rows = sprintf("< awk -F'\t' -v OFS='\t' '/^#/ || $1 == \"group\" { next } " . \
-        "$1 == \"%s\" { n++; print n, 100 * $7, ($9 > 0 ? 100 * $9 : \"NaN\"), " . \
+        "$1 == \"%s\" && $8 == \"memcpy GB/s\" { n++; print n, 100 * $7, ($9 > 0 ? 100 * $9 : \"NaN\"), " . \
         "($2 ~ /^NumPy/ ? 9213343 : 744877), $2 \", \" $3, $5 }' '%s'", g, data)
     nrows = int(system(sprintf("%s | wc -l", rows[3:])))
     if (nrows == 0) { print "cpu_bench.gp: no '", g, "' rows in ", data; exit error "no rows" }

@@ -22,8 +22,12 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <immintrin.h>   /* streaming stores, for rows larger than the cache */
+#endif
 
 /* Room for any shape printed by nd_shape_str. */
 #define SHAPE_STR 200
@@ -83,31 +87,94 @@ static nd_status broadcast_shape(const nd_array *a, const nd_array *b, int *ndim
  *     op: each block is read before it is written.  (`restrict` pointers
  *     would not do: GCC 12 at -O2 still does not vectorise a loop whose
  *     count is unknown, and they promise that d is never a or b, which an
- *     in-place call breaks.)
+ *     in-place call breaks.)  The pragma "GCC unroll 1" keeps GCC -O3
+ *     (make bench's build) from first unrolling the 16 iterations into
+ *     16 scalar operations, which it then packs into vectors only in part:
+ *     with it, a block is one vector load, operation and store.
+ *
+ *   - a row that moves STREAM_BYTES or more (its inputs and its output,
+ *     as a compact array merges into one row) stores its blocks with
+ *     streaming stores, as lesson 2's fast path does: an ordinary store
+ *     first reads the line it writes into the cache, so a + b would move
+ *     four bytes for every three it needs; a streaming store writes the
+ *     whole 64-byte line to memory without reading it.  Such a row does
+ *     not fit the cache anyway, so keeping its output there saves nothing.
+ *     Its first elements, up to a 64-byte boundary of d, go one at a time.
  *
  * The rest of the row, and every other row, goes one element at a time.
  */
 #define BLOCK 16
+#define STREAM_BYTES (8 << 20)
+
+/* Whether a contiguous row of n floats and `operands` arrays (inputs and
+ * output) is stored with streaming stores. */
+static inline bool stream_row(int64_t n, int operands)
+{
+    return n >= STREAM_BYTES / (int64_t)sizeof(float) / operands;
+}
+
+/* z[0..15] to the 64-byte line at d (64-byte aligned), with a streaming
+ * store; elsewhere than x86, an ordinary one. */
+static inline void stream16(float *d, const float *z)
+{
+#if defined(__AVX512F__)
+    _mm512_stream_ps(d, _mm512_loadu_ps(z));
+#elif defined(__AVX__)
+    _mm256_stream_ps(d, _mm256_loadu_ps(z));
+    _mm256_stream_ps(d + 8, _mm256_loadu_ps(z + 8));
+#elif defined(__SSE2__)
+    for (int k = 0; k < 16; k += 4)
+        _mm_stream_ps(d + k, _mm_loadu_ps(z + k));
+#else
+    memcpy(d, z, 16 * sizeof(float));
+#endif
+}
+
+/* After streaming stores: order them before any later store (x86). */
+static inline void stream_done(void)
+{
+#if defined(__SSE2__)
+    _mm_sfence();
+#endif
+}
+
+/* Whether d is on a 64-byte boundary, where stream16 may write. */
+static inline bool line_start(const float *d)
+{
+    return (uintptr_t)d % 64 == 0;
+}
 
 /* d[j*sd] = expr for j < n, where expr reads x = a[j*sa], y = b[j*sb]. */
 #define BINARY_LOOP(expr)                                                     \
     do {                                                                      \
         int64_t j = 0;                                                        \
         if (sd == 1 && sa == 1 && (sb == 1 || sb == 0)) {                     \
+            bool stream = stream_row(n, sb == 1 ? 3 : 2);                     \
+            for (; stream && j < n && !line_start(d + j); j++) {              \
+                float x = a[j], y = b[j * sb];                                \
+                d[j] = (expr);                                                \
+            }                                                                 \
             for (; j + BLOCK <= n; j += BLOCK) {                              \
                 float z[BLOCK];                                               \
                 if (sb == 1)                                                  \
+                    _Pragma("GCC unroll 1")                                   \
                     for (int k = 0; k < BLOCK; k++) {                         \
                         float x = a[j + k], y = b[j + k];                     \
                         z[k] = (expr);                                        \
                     }                                                         \
                 else                                                          \
+                    _Pragma("GCC unroll 1")                                   \
                     for (int k = 0; k < BLOCK; k++) {                         \
                         float x = a[j + k], y = b[0];                         \
                         z[k] = (expr);                                        \
                     }                                                         \
-                memcpy(d + j, z, sizeof z);                                   \
+                if (stream)                                                   \
+                    stream16(d + j, z);                                       \
+                else                                                          \
+                    memcpy(d + j, z, sizeof z);                               \
             }                                                                 \
+            if (stream)                                                       \
+                stream_done();                                                \
         }                                                                     \
         for (; j < n; j++) {                                                  \
             float x = a[j * sa], y = b[j * sb];                               \
@@ -120,14 +187,25 @@ static nd_status broadcast_shape(const nd_array *a, const nd_array *b, int *ndim
     do {                                                                      \
         int64_t j = 0;                                                        \
         if (sd == 1 && sa == 1) {                                             \
+            bool stream = stream_row(n, 2);                                   \
+            for (; stream && j < n && !line_start(d + j); j++) {              \
+                float x = a[j];                                               \
+                d[j] = (expr);                                                \
+            }                                                                 \
             for (; j + BLOCK <= n; j += BLOCK) {                              \
                 float z[BLOCK];                                               \
+                _Pragma("GCC unroll 1")                                       \
                 for (int k = 0; k < BLOCK; k++) {                             \
                     float x = a[j + k];                                       \
                     z[k] = (expr);                                            \
                 }                                                             \
-                memcpy(d + j, z, sizeof z);                                   \
+                if (stream)                                                   \
+                    stream16(d + j, z);                                       \
+                else                                                          \
+                    memcpy(d + j, z, sizeof z);                               \
             }                                                                 \
+            if (stream)                                                       \
+                stream_done();                                                \
         }                                                                     \
         for (; j < n; j++) {                                                  \
             float x = a[j * sa];                                              \

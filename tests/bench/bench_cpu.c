@@ -14,6 +14,14 @@
  *             (seconds; `make check` runs it, so the benchmark cannot break
  *             unseen); its figures mean nothing
  *   -q        no table on stdout (the TSV only)
+ *   bench_cpu -T   the self-test of its check of OpenBLAS's kernels against
+ *             the CPU (a fallback or not) on known cases; make check runs it
+ *   (-P: internal, one probe of a core type; see choose_blas_core)
+ *
+ * OpenBLAS runs the kernels that fit this CPU: when it falls back to older
+ * ones by itself, bench_cpu times the core types that fit and runs again
+ * with the fastest (see choose_blas_core); the TSV header says which and
+ * why ("# openblas kernels:", "# openblas fallback: no").
  *
  * Cases, and the baseline each ratio is taken against:
  *   compact   nd_compact of 2-D transposes (n,n) -> permute (1,0), n = 4096,
@@ -25,7 +33,9 @@
  *             memcpy, the ceiling for ordinary stores
  *   ewise     a + b of two compact (8192,4096) arrays: memcpy bandwidth; NumPy
  *   reduce    the sum over the last axis of (8192,4096): memcpy bandwidth;
- *             NumPy's a.sum(-1)
+ *             NumPy's a.sum(-1); and the fastest read of the same array (a
+ *             plain sum, no care for accuracy): one core's read bandwidth,
+ *             the ceiling for any sum
  *   matmul    nd_matmul (tiled) against OpenBLAS's cblas_sgemm on one thread
  *             and NumPy's a @ b, n = 256, 512, 1024, 2048; nd_matmul_naive
  *             against nd_matmul
@@ -62,6 +72,7 @@
 #include <cblas.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -69,12 +80,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 static FILE *tsv;
 static bool quiet, smoke;
+/* What choose_blas_core decided: the header's "openblas kernels" line, and
+ * whether the kernels fall short of the CPU (every ratio against them then
+ * says so). */
+static char blas_choice[1200];
+static bool blas_fallback;
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -593,6 +610,35 @@ static double run_sum_last(void *p)
     return now() - t0;
 }
 
+/* The fastest read of the array: a plain sum into 64 running sums (four
+ * AVX-512 registers, GCC vectorises it), no care for accuracy.  What one
+ * core reads from memory when it does nothing else: the ceiling for any
+ * sum over it (against memcpy, which also writes, it need not reach 100%). */
+static volatile float read_sink;
+
+static double run_read(void *p)
+{
+    copy_ctx *c = p;
+    double t0 = now();
+    float acc[64] = { 0 };
+    size_t i = 0;
+    for (; i + 64 <= c->n; i += 64)
+        for (int j = 0; j < 64; j++)
+            acc[j] += c->src[i + j];
+    for (; i < c->n; i++)
+        acc[0] += c->src[i];
+    float total = 0;
+    for (int j = 0; j < 64; j++)
+        total += acc[j];
+    read_sink = total;
+    return now() - t0;
+}
+
+/* The targets of #31: add and the last-axis sum at 80% of memcpy's
+ * bandwidth (bytes each moves, in the same run). */
+#define EWISE_TARGET 0.8
+#define REDUCE_TARGET 0.8
+
 static void bench_ewise_reduce(bool ewise, bool reduce)
 {
     const int64_t rows = smoke ? 64 : 8192, cols = smoke ? 48 : 4096, n = rows * cols;
@@ -625,7 +671,7 @@ static void bench_ewise_reduce(bool ewise, bool reduce)
         /* a and b read, the result written: 3n floats against memcpy's 2n */
         double bytes = 3.0 * (double)n * sizeof(float), t = median(k[1].t, rounds);
         report("ewise", "add", sh, t, bytes / t / 1e9, "GB/s", 1.5 * ratio(&k[0], &k[1], rounds),
-               "memcpy GB/s", 0.7, nk == 3 ? ratio(&k[2], &k[1], rounds) : 0);
+               "memcpy GB/s", EWISE_TARGET, nk == 3 ? ratio(&k[2], &k[1], rounds) : 0);
         if (nk == 3) {
             double tn = median(k[2].t, rounds);
             report("ewise", "NumPy a + b", sh, tn, bytes / tn / 1e9, "GB/s",
@@ -651,18 +697,31 @@ static void bench_ewise_reduce(bool ewise, bool reduce)
             numpy_setup(got, rows, 1e-5, "a.sum(-1)", "sum %lld %lld", (long long)rows,
                         (long long)cols);
         k[1].run = run_sum_last;
-        int rounds = time_rounds(k, nk);
+        /* the fastest read of the same bytes, in the same rounds */
+        copy_ctx rd = { NULL, x, (size_t)n };
+        contender kr[4] = { k[0], k[1], k[2], { run_read, &rd, { 0 } } };
+        if (nk == 2)
+            kr[2] = kr[3];
+        int nr = nk + 1, rounds = time_rounds(kr, nr);
+        const contender *numpy = &kr[2], *read = &kr[nr - 1];
         /* bytes read and written, (n + rows) floats, against memcpy's 2n */
-        double bytes = ((double)n + (double)rows) * sizeof(float), t = median(k[1].t, rounds);
+        double bytes = ((double)n + (double)rows) * sizeof(float), t = median(kr[1].t, rounds);
         double scale = bytes / (2.0 * (double)n * sizeof(float));
+        double rscale = (double)n * sizeof(float) / (2.0 * (double)n * sizeof(float));
         report("reduce", "sum over last axis", sh, t, bytes / t / 1e9, "GB/s",
-               scale * ratio(&k[0], &k[1], rounds), "memcpy GB/s", 0.7,
-               nk == 3 ? ratio(&k[2], &k[1], rounds) : 0);
+               scale * ratio(&kr[0], &kr[1], rounds), "memcpy GB/s", REDUCE_TARGET,
+               nk == 3 ? ratio(numpy, &kr[1], rounds) : 0);
         if (nk == 3) {
-            double tn = median(k[2].t, rounds);
+            double tn = median(numpy->t, rounds);
             report("reduce", "NumPy a.sum(-1)", sh, tn, bytes / tn / 1e9, "GB/s",
-                   scale * ratio(&k[0], &k[2], rounds), "memcpy GB/s", 0, 0);
+                   scale * ratio(&kr[0], numpy, rounds), "memcpy GB/s", 0, 0);
         }
+        double tr = median(read->t, rounds);
+        report("reduce", "read only, no accuracy (reference)", sh, tr,
+               (double)n * sizeof(float) / tr / 1e9, "GB/s", rscale * ratio(&kr[0], read, rounds),
+               "memcpy GB/s", 0, 0);
+        report("reduce", "sum over last axis vs read only", sh, t, ratio(read, &kr[1], rounds),
+               "x", 0, "", 0, 0);
     }
     copy_free(&mc);
     nd_release(&a);
@@ -714,6 +773,13 @@ static double max_rel_diff(const float *got, const float *want, int n)
     return worst;
 }
 
+/* The baseline's name in the matmul rows: says so when the kernels are a
+ * fallback (choose_blas_core). */
+static const char *blas_label(void)
+{
+    return blas_fallback ? "OpenBLAS FALLBACK" : "OpenBLAS";
+}
+
 static void bench_matmul_size(int n)
 {
     int64_t shape[2] = { n, n };
@@ -754,14 +820,14 @@ static void bench_matmul_size(int n)
     int rounds = time_rounds(k, nk);
     double t_blas = median(k[0].t, rounds), t = median(k[1].t, rounds);
     report("matmul", "OpenBLAS sgemm, 1 thread", sh, t_blas, flops / t_blas / 1e9, "GFLOP/s",
-           1.0, "OpenBLAS", 0, 0);
+           1.0, blas_label(), 0, 0);
     report("matmul", "tiled (nd_matmul)", sh, t, flops / t / 1e9, "GFLOP/s",
-           ratio(&k[0], &k[1], rounds), "OpenBLAS", n == 1024 ? 0.5 : 0,
+           ratio(&k[0], &k[1], rounds), blas_label(), n == 1024 && !blas_fallback ? 0.5 : 0,
            nk == 3 ? ratio(&k[2], &k[1], rounds) : 0);
     if (nk == 3) {
         double tn = median(k[2].t, rounds);
         report("matmul", "NumPy a @ b", sh, tn, flops / tn / 1e9, "GFLOP/s",
-               ratio(&k[0], &k[2], rounds), "OpenBLAS", 0, 0);
+               ratio(&k[0], &k[2], rounds), blas_label(), 0, 0);
     }
     /* The naive loop takes seconds (40 at 2048): timed on its own, with
      * the tiled version beside it. */
@@ -769,7 +835,7 @@ static void bench_matmul_size(int n)
     rounds = time_rounds(kn, 2);
     double tn = median(kn[0].t, rounds);
     report("matmul", "naive (nd_matmul_naive)", sh, tn, flops / tn / 1e9, "GFLOP/s",
-           ratio(&kn[1], &kn[0], rounds) * (t_blas / t), "OpenBLAS", 0, 0);
+           ratio(&kn[1], &kn[0], rounds) * (t_blas / t), blas_label(), 0, 0);
     report("matmul", "tiled vs naive", sh, median(kn[1].t, rounds), ratio(&kn[0], &kn[1], rounds),
            "x", 0, "", 0, 0);
     nd_release(&a);
@@ -788,6 +854,279 @@ static void bench_matmul(void)
     int count = smoke ? 2 : 4;
     for (int i = 0; i < count; i++)
         bench_matmul_size(s[i]);
+}
+
+/* ---------------------------------------------------------------------- */
+/* OpenBLAS: the kernels it runs, and the right ones for this CPU          */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * OpenBLAS built with DYNAMIC_ARCH (Debian's) picks its kernels ("core
+ * type") when it loads, from the CPU's model number, unless the variable
+ * OPENBLAS_CORETYPE names one.  A release that does not know the CPU's
+ * model falls back to an old core: Debian 12's 0.3.21 runs its SSE3
+ * (Prescott) kernels on an Intel Xeon of model 207 (Emerald Rapids), with
+ * AVX-512, at a quarter of the speed of its SkylakeX or Cooperlake ones.
+ * A ratio against such a baseline flatters the course's code.
+ *
+ * So bench_cpu compares the instruction set the kernels need with what the
+ * CPU has (its flags in /proc/cpuinfo).  When OpenBLAS chose a fallback by
+ * itself, bench_cpu times each core type that fits the CPU (sgemm of
+ * 1024^3 on one thread, in a child process each, since the choice is made
+ * when the library loads), keeps the fastest, and runs itself again with
+ * OPENBLAS_CORETYPE set to it; the NumPy helper, started after that,
+ * inherits the variable, so both users of OpenBLAS run the same kernels,
+ * which bench_cpu checks.  The TSV header says what was chosen and why;
+ * if the kernels still fall short of the CPU (no core type that fits was
+ * found), every ratio against OpenBLAS is labelled as taken against a
+ * fallback.
+ */
+
+/* Instruction-set levels, the lowest first. */
+enum { ISA_SSE3, ISA_SSE42, ISA_AVX, ISA_AVX2, ISA_AVX512, ISA_UNKNOWN };
+static const char *const isa_names[] = { "SSE3", "SSE4.2", "AVX", "AVX2+FMA", "AVX-512",
+                                         "unknown" };
+
+/* OpenBLAS's x86-64 core types (dynamic.c's names) and the instruction set
+ * their kernels need.  `needs` is a CPU flag the core needs beyond its
+ * level (Cooperlake: AVX-512 BF16), or NULL. */
+static const struct {
+    const char *name;
+    int isa;
+    const char *needs;
+} blas_cores[] = {
+    { "SapphireRapids", ISA_AVX512, "amx_tile" }, { "Cooperlake", ISA_AVX512, "avx512_bf16" },
+    { "SkylakeX", ISA_AVX512, NULL },     { "Zen", ISA_AVX2, NULL },
+    { "Haswell", ISA_AVX2, NULL },        { "Excavator", ISA_AVX2, NULL },
+    { "Sandybridge", ISA_AVX, NULL },     { "Steamroller", ISA_AVX, NULL },
+    { "Piledriver", ISA_AVX, NULL },      { "Bulldozer", ISA_AVX, NULL },
+    { "Nehalem", ISA_SSE42, NULL },       { "Barcelona", ISA_SSE3, NULL },
+    { "Dunnington", ISA_SSE3, NULL },     { "Penryn", ISA_SSE3, NULL },
+    { "Core2", ISA_SSE3, NULL },          { "Prescott", ISA_SSE3, NULL },
+    { "Atom", ISA_SSE3, NULL },           { "Nano", ISA_SSE3, NULL },
+    { "Bobcat", ISA_SSE3, NULL },         { "Opteron(SSE3)", ISA_SSE3, NULL },
+    { "Opteron", ISA_SSE3, NULL },        { "Athlon", ISA_SSE3, NULL },
+    { "Northwood", ISA_SSE3, NULL },      { "Coppermine", ISA_SSE3, NULL },
+    { "Katmai", ISA_SSE3, NULL },         { "Banias", ISA_SSE3, NULL },
+};
+#define N_BLAS_CORES (int)(sizeof blas_cores / sizeof blas_cores[0])
+
+/* The level a core type's kernels need; ISA_UNKNOWN for a name not in the
+ * table (another architecture, a newer release). */
+static int core_isa(const char *name)
+{
+    for (int i = 0; i < N_BLAS_CORES; i++)
+        if (strcasecmp(name, blas_cores[i].name) == 0)
+            return blas_cores[i].isa;
+    return ISA_UNKNOWN;
+}
+
+/* Whether the space-separated list `flags` has the flag `f`. */
+static bool has_flag(const char *flags, const char *f)
+{
+    size_t n = strlen(f);
+    for (const char *p = flags; (p = strstr(p, f)) != NULL; p += n)
+        if ((p == flags || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0' || p[n] == '\n'))
+            return true;
+    return false;
+}
+
+/* The highest level the CPU with these flags runs (ISA_UNKNOWN: no x86
+ * flags, another architecture). */
+static int cpu_isa(const char *flags)
+{
+    if (!has_flag(flags, "sse2"))
+        return ISA_UNKNOWN;
+    if (has_flag(flags, "avx512f") && has_flag(flags, "avx512bw") &&
+        has_flag(flags, "avx512dq") && has_flag(flags, "avx512vl") &&
+        has_flag(flags, "avx512cd"))
+        return ISA_AVX512;
+    if (has_flag(flags, "avx2") && has_flag(flags, "fma"))
+        return ISA_AVX2;
+    if (has_flag(flags, "avx"))
+        return ISA_AVX;
+    return has_flag(flags, "sse4_2") ? ISA_SSE42 : ISA_SSE3;
+}
+
+/* Whether core type `core` falls short of a CPU with these flags: its
+ * kernels need less than the CPU has.  An unknown name or CPU: no. */
+static bool core_is_fallback(const char *core, const char *flags)
+{
+    int need = core_isa(core), have = cpu_isa(flags);
+    return need != ISA_UNKNOWN && have != ISA_UNKNOWN && need < have;
+}
+
+/* The "flags" line of /proc/cpuinfo, or "". */
+static void cpu_flags(char *dst, size_t cap)
+{
+    static char line[8192];
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    dst[0] = '\0';
+    while (f != NULL && fgets(line, sizeof line, f) != NULL)
+        if (strncmp(line, "flags", 5) == 0 && strchr(line, ':') != NULL) {
+            snprintf(dst, cap, "%s", strchr(line, ':') + 2);
+            dst[strcspn(dst, "\n")] = '\0';
+            break;
+        }
+    if (f != NULL)
+        fclose(f);
+}
+
+/* Median GFLOP/s of cblas_sgemm at n^3 on one thread, after a warm-up. */
+static double sgemm_gflops(int n, int calls)
+{
+    size_t nn = (size_t)n * (size_t)n;
+    float *x = floats(nn), *y = floats(nn), *z = floats(nn);
+    for (size_t i = 0; i < nn; i++) {
+        x[i] = (float)((i * 7) % 13) / 13.0f - 0.5f;
+        y[i] = (float)((i * 5) % 11) / 11.0f - 0.5f;
+    }
+    mm_ctx c = { NULL, NULL, NULL, x, y, z, n };
+    double t[MAX_ROUNDS];
+    run_sgemm(&c);
+    for (int i = 0; i < calls; i++)
+        t[i] = run_sgemm(&c);
+    free(x);
+    free(y);
+    free(z);
+    return 2.0 * n * (double)n * n / median(t, calls) / 1e9;
+}
+
+/* bench_cpu -P: the core type this process's OpenBLAS runs and its sgemm
+ * GFLOP/s, one line (a child of choose_blas_core, with OPENBLAS_CORETYPE
+ * set to a candidate). */
+static int probe_core(void)
+{
+    openblas_set_num_threads(1);
+    printf("%s %.2f\n", openblas_get_corename(), sgemm_gflops(smoke ? 256 : 1024, 5));
+    return 0;
+}
+
+/* Run `self -P` with OPENBLAS_CORETYPE=core: the GFLOP/s of that core type,
+ * or 0 when OpenBLAS ran another one (its release does not know the name:
+ * it is left out). */
+static double time_core(const char *self, const char *core)
+{
+    char cmd[PATH_MAX + 100], got[64] = "";
+    snprintf(cmd, sizeof cmd, "OPENBLAS_CORETYPE='%s' '%s' -P%s 2>/dev/null", core, self,
+             smoke ? " -s" : "");
+    FILE *p = popen(cmd, "r");
+    double gflops = 0;
+    if (p == NULL || fscanf(p, "%63s %lf", got, &gflops) != 2)
+        gflops = 0;
+    if (p != NULL)
+        pclose(p);
+    return strcasecmp(got, core) == 0 ? gflops : 0;
+}
+
+/* Make sure OpenBLAS runs kernels that fit this CPU; see the comment at the
+ * top of this section.  May run bench_cpu again (execv), with
+ * OPENBLAS_CORETYPE set, and BENCH_CPU_BLAS_CHOICE saying why. */
+static void choose_blas_core(char **argv)
+{
+    static char flags[8192];
+    cpu_flags(flags, sizeof flags);
+    const char *core = openblas_get_corename(), *forced = getenv("OPENBLAS_CORETYPE");
+    const char *why = getenv("BENCH_CPU_BLAS_CHOICE");
+    int have = cpu_isa(flags), need = core_isa(core);
+    blas_fallback = core_is_fallback(core, flags);
+    char cpu[100];
+    snprintf(cpu, sizeof cpu, "this CPU runs %s (/proc/cpuinfo flags)", isa_names[have]);
+    if (why != NULL) {   /* the second run: the first one chose */
+        snprintf(blas_choice, sizeof blas_choice, "%s; %s", core, why);
+    } else if (forced != NULL && *forced) {
+        snprintf(blas_choice, sizeof blas_choice, "%s, as OPENBLAS_CORETYPE=%s says (set "
+                 "before bench_cpu started: not chosen by it); its kernels need %s, %s",
+                 core, forced, isa_names[need], cpu);
+    } else if (!blas_fallback) {
+        snprintf(blas_choice, sizeof blas_choice, "%s, OpenBLAS's own choice for this CPU; "
+                 "its kernels need %s, %s", core, isa_names[need], cpu);
+    } else {
+        /* A fallback: time the core types of the CPU's level and of the
+         * one below it (above the fallback's), and keep the fastest. */
+        char self[PATH_MAX], tried[800] = "", best[32] = "";
+        ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (len <= 0)
+            die("readlink /proc/self/exe: %s", strerror(errno));
+        self[len] = '\0';
+        openblas_set_num_threads(1);
+        double best_gflops = sgemm_gflops(smoke ? 256 : 1024, 5);
+        snprintf(best, sizeof best, "%s", core);
+        size_t used = (size_t)snprintf(tried, sizeof tried, "%s %.0f", core, best_gflops);
+        for (int i = 0; i < N_BLAS_CORES; i++) {
+            if (blas_cores[i].isa > have || blas_cores[i].isa < have - 1 ||
+                blas_cores[i].isa <= need ||
+                (blas_cores[i].needs != NULL && !has_flag(flags, blas_cores[i].needs)))
+                continue;
+            double g = time_core(self, blas_cores[i].name);
+            if (used < sizeof tried && g > 0)
+                used += (size_t)snprintf(tried + used, sizeof tried - used, ", %s %.0f",
+                                         blas_cores[i].name, g);
+            if (g > best_gflops) {
+                best_gflops = g;
+                snprintf(best, sizeof best, "%s", blas_cores[i].name);
+            }
+        }
+        if (strcmp(best, core) != 0) {
+            char reason[1000];
+            snprintf(reason, sizeof reason, "chosen by bench_cpu: OpenBLAS by itself ran %s "
+                     "(kernels for %s), a fallback, as %s; sgemm %d^3 on one thread, "
+                     "GFLOP/s: %s; the fastest, %s, set as OPENBLAS_CORETYPE for bench_cpu "
+                     "and NumPy", core, isa_names[need], cpu, smoke ? 256 : 1024, tried, best);
+            setenv("OPENBLAS_CORETYPE", best, 1);
+            setenv("BENCH_CPU_BLAS_CHOICE", reason, 1);
+            fflush(NULL);
+            execv(self, argv);
+            die("execv %s: %s", self, strerror(errno));
+        }
+        snprintf(blas_choice, sizeof blas_choice, "%s, a FALLBACK: its kernels need %s, "
+                 "%s, and no core type that fits it was faster (sgemm %d^3 on one thread, "
+                 "GFLOP/s: %s)", core, isa_names[need], cpu, smoke ? 256 : 1024, tried);
+    }
+    if (blas_fallback && strstr(blas_choice, "FALLBACK") == NULL) {
+        size_t n = strlen(blas_choice);
+        snprintf(blas_choice + n, sizeof blas_choice - n, "; a FALLBACK for this CPU: "
+                 "every ratio against OpenBLAS is against slower kernels than it could run");
+    }
+}
+
+/* bench_cpu -T: the classification above on known cases (make check). */
+static int self_test(void)
+{
+    static const struct {
+        const char *core, *flags;
+        bool fallback;
+    } cases[] = {
+        /* Debian 12's OpenBLAS 0.3.21 on a Xeon of model 207 */
+        { "Prescott", "fpu sse2 pni ssse3 fma sse4_2 avx avx2 avx512f avx512dq avx512cd "
+                      "avx512bw avx512vl avx512_bf16", true },
+        { "Cooperlake", "sse2 fma sse4_2 avx avx2 avx512f avx512dq avx512cd avx512bw avx512vl "
+                        "avx512_bf16", false },
+        { "SkylakeX", "sse2 fma sse4_2 avx avx2 avx512f avx512dq avx512cd avx512bw avx512vl",
+          false },
+        { "Haswell", "sse2 fma sse4_2 avx avx2 avx512f avx512dq avx512cd avx512bw avx512vl",
+          true },
+        { "Zen", "sse2 fma sse4_2 avx avx2", false },          /* AMD EPYC, Zen 2 */
+        { "Haswell", "sse2 fma sse4_2 avx avx2", false },
+        { "Sandybridge", "sse2 fma sse4_2 avx avx2", true },
+        { "Haswell", "sse2 sse4_2 avx avx2", false },          /* AVX2 without FMA */
+        { "Nehalem", "sse2 sse4_2", false },
+        { "Prescott", "sse2 sse4_2", true },
+        { "NEOVERSEN1", "fp asimd evtstrm aes pmull sha1 sha2 crc32", false },  /* arm64 */
+        { "SomethingNew", "sse2 avx avx2 fma avx512f", false },
+        { "Prescott", "sse2 avx512fx avx2x", false },           /* whole flags only */
+    };
+    int bad = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bool got = core_is_fallback(cases[i].core, cases[i].flags);
+        printf("%s  %-12s on a CPU with %-8s: %s\n", got == cases[i].fallback ? "ok  " : "FAIL",
+               cases[i].core, isa_names[cpu_isa(cases[i].flags)],
+               got ? "a fallback" : "fits (or unknown)");
+        bad += got != cases[i].fallback;
+    }
+    printf("%d of %zu classified right\n", (int)(sizeof cases / sizeof cases[0]) - bad,
+           sizeof cases / sizeof cases[0]);
+    return bad != 0;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -867,21 +1206,21 @@ static void header(const char *numpy)
     time_t t = time(NULL);
     char date[64];
     strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&t));
-    /* Which OpenBLAS kernels run matters: 0.3.21 takes some AVX-512 CPUs
-     * for Haswell (AVX2) unless OPENBLAS_CORETYPE says otherwise. */
-    const char *coretype = getenv("OPENBLAS_CORETYPE");
+    /* Which OpenBLAS kernels run, and why (choose_blas_core). */
     char blas[300];
-    snprintf(blas, sizeof blas, "%s; kernels for %s%s%s", openblas_get_config(),
-             openblas_get_corename(), coretype ? ", OPENBLAS_CORETYPE=" : "",
-             coretype ? coretype : "");
+    snprintf(blas, sizeof blas, "%s; kernels for %s", openblas_get_config(),
+             openblas_get_corename());
     if (tsv != NULL)
         fprintf(tsv, "# machine: %s\n# caches: %s\n# pages: transparent huge pages %s\n"
                 "# load before: %s (uptime:%s)\n# date: %s\n# compiler: gcc %s\n"
-                "# openblas: %s\n# numpy: %s\n# method: %s\n",
+                "# openblas: %s\n# openblas kernels: %s\n# openblas fallback: %s\n"
+                "# numpy: %s\n# method: %s\n",
                 machine, caches, thp, load, strchr(uptime_line, ' ') ? strchr(uptime_line, ' ')
-                : uptime_line, date, __VERSION__, blas, numpy, method);
-    printf("CPU benchmarks on %s, %s\n  caches: %s\n  load: %s\n  OpenBLAS: %s\n  NumPy: %s\n"
-           "  method: %s\n\n", machine, date, caches, load, blas, numpy, method);
+                : uptime_line, date, __VERSION__, blas, blas_choice,
+                blas_fallback ? "yes" : "no", numpy, method);
+    printf("CPU benchmarks on %s, %s\n  caches: %s\n  load: %s\n  OpenBLAS: %s\n"
+           "  OpenBLAS kernels: %s\n  NumPy: %s\n  method: %s\n\n", machine, date, caches,
+           load, blas, blas_choice, numpy, method);
     if (tsv != NULL)
         fprintf(tsv, "group\tcase\tshape\tseconds\trate\tunit\tratio\tbaseline\ttarget\tverdict"
                 "\tvs_numpy\n");
@@ -891,26 +1230,40 @@ int main(int argc, char **argv)
 {
     const char *tsv_path = NULL, *filter = "", *numpy_cmd = NULL;
     int opt;
-    while ((opt = getopt(argc, argv, "o:f:n:sq")) != -1) {
+    bool probe = false;
+    while ((opt = getopt(argc, argv, "o:f:n:sqPT")) != -1) {
         switch (opt) {
         case 'o': tsv_path = optarg; break;
         case 'f': filter = optarg; break;
         case 'n': numpy_cmd = optarg; break;
         case 's': smoke = true; break;
         case 'q': quiet = true; break;
+        case 'P': probe = true; break;
+        case 'T': return self_test();
         default:
             fprintf(stderr, "usage: bench_cpu [-o results.tsv] [-f GROUP] [-n NUMPY_COMMAND] "
-                    "[-s] [-q]\n");
+                    "[-s] [-q]\n       bench_cpu -T\n");
             return 2;
         }
     }
+    if (probe)
+        return probe_core();
     if (*filter && !strstr("compact steps ewise reduce matmul", filter))
         die("-f %s: no such group (compact, ewise, reduce, matmul)", filter);
+    choose_blas_core(argv);   /* may run bench_cpu again, with OPENBLAS_CORETYPE set */
     if (tsv_path != NULL && (tsv = fopen(tsv_path, "w")) == NULL)
         die("cannot write %s: %s", tsv_path, strerror(errno));
     if (numpy_cmd != NULL)
         numpy_start(numpy_cmd);
-    header(numpy_cmd != NULL ? numpy_ask("info") : "not measured (no -n)");
+    const char *numpy = numpy_cmd != NULL ? numpy_ask("info") : "not measured (no -n)";
+    /* Both users of OpenBLAS run the same kernels, or NumPy's matmul
+     * figures would be about other code. */
+    char kernels[100];
+    snprintf(kernels, sizeof kernels, "kernels for %s;", openblas_get_corename());
+    if (numpy_cmd != NULL && strstr(numpy, "OpenBLAS") != NULL && strstr(numpy, kernels) == NULL)
+        die("NumPy's OpenBLAS does not run the kernels bench_cpu's does (%s): %s", kernels,
+            numpy);
+    header(numpy);
     if (strstr("compact steps", filter))
         bench_compact();
     if (strstr("ewise", filter) || strstr("reduce", filter))

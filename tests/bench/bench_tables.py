@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench_tables.py -- the tables of recorded CPU benchmark figures in
-README.md, lessons/02-compact.md and lessons/05-matmul.md, made from the
-TSV of bench_cpu.
+README.md, lessons/02-compact.md and lessons/05-matmul.md (which names
+OpenBLAS's kernels in the run), made from the TSV of bench_cpu.
 
     bench_tables.py --write lessons/data/bench-cpu.tsv   rewrite the tables
     bench_tables.py --check lessons/data/bench-cpu.tsv   fail if they differ
@@ -84,7 +84,8 @@ def readme_table(header, rows):
             what = 'compact, %s of %s' % (case.split()[0], r['shape']) if case.startswith(
                 'transpose') else 'compact, %s of %s' % (case, r['shape'])
             call = '`np.ascontiguousarray(%s)`' % np_case.split('(', 1)[1][:-1]
-        elif g in ('ewise', 'reduce') and not case.startswith('NumPy'):
+        elif g in ('ewise', 'reduce') and not case.startswith('NumPy') and \
+                case in ('add', 'sum over last axis'):
             np = find(rows, g, numpy_of[g], r['shape'])
             what = '%s, %s' % (case, r['shape'])
             call = '`%s`' % numpy_of[g][len('NumPy '):]
@@ -128,18 +129,35 @@ def steps_table(header, rows):
     return out
 
 
+def blas_kernels(header):
+    """OpenBLAS's core type in the run, and how it was chosen (the TSV's
+    '# openblas kernels:' line; older files name the core in '# openblas:')."""
+    kernels = header.get('openblas kernels', '')
+    core = kernels.split(';')[0].split(',')[0].strip()
+    if not core:
+        m = re.search(r'kernels for (\S+)', header.get('openblas', ''))
+        core = m.group(1) if m else '?'
+    if header.get('openblas fallback') == 'yes':
+        return '%s, a FALLBACK: older than this CPU runs' % core
+    if 'chosen by bench_cpu' in kernels:
+        return '%s, chosen by `make bench` (OpenBLAS by itself fell back to older ones)' % core
+    return core
+
+
 def matmul_table(header, rows):
     sizes = [r['shape'] for r in rows if r['group'] == 'matmul' and
              r['case'] == 'OpenBLAS sgemm, 1 thread']
-    out = [source_line(header) + ' GFLOP/s; built `-O3 -march=native`.', '',
-           '| n | naive | tiled `nd_matmul` | OpenBLAS, 1 thread | NumPy `a @ b` |',
-           '|---|---|---|---|---|']
+    out = [source_line(header) + ' GFLOP/s; built `-O3 -march=native`; OpenBLAS\'s '
+           'kernels: %s.' % blas_kernels(header), '',
+           '| n | naive | tiled `nd_matmul` | OpenBLAS, 1 thread | tiled / OpenBLAS | '
+           'NumPy `a @ b` |',
+           '|---|---|---|---|---|---|']
     for sh in sizes:
-        out.append('| %s | %.2f | %.0f | %.0f | %.0f |' % (
+        tiled = find(rows, 'matmul', 'tiled (nd_matmul)', sh)
+        out.append('| %s | %.2f | %.0f | %.0f | %s | %.0f |' % (
             sh.split('x')[0], find(rows, 'matmul', 'naive (nd_matmul_naive)', sh)['rate'],
-            find(rows, 'matmul', 'tiled (nd_matmul)', sh)['rate'],
-            find(rows, 'matmul', 'OpenBLAS sgemm, 1 thread', sh)['rate'],
-            find(rows, 'matmul', 'NumPy a @ b', sh)['rate']))
+            tiled['rate'], find(rows, 'matmul', 'OpenBLAS sgemm, 1 thread', sh)['rate'],
+            pct(tiled['ratio']), find(rows, 'matmul', 'NumPy a @ b', sh)['rate']))
     return out
 
 
