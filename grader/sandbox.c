@@ -113,6 +113,39 @@ sb_opts sb_defaults(void)
     return o;
 }
 
+sb_opts sb_executor_opts(bool gpu)
+{
+    sb_opts o = sb_defaults();
+    o.fds[1] = -1;
+    o.cpu_s = 0;      /* each test's limits are its own (sb_test_limits) */
+    o.wall_s = 0;
+    o.mem_bytes = 0;
+    o.file_bytes = 0;
+    o.nofile = 1024;  /* the server holds three fds per running test */
+    /* processes and threads of the sandbox's uid: the seccomp filter
+     * refuses forks, so this bounds the tests' threads */
+    o.nproc = 4096;
+    o.gpu = gpu;
+    return o;
+}
+
+sb_child_opts sb_test_limits(bool gpu, double cpu_s, double wall_s)
+{
+    sb_child_opts c;
+    memset(&c, 0, sizeof c);
+    c.cpu_s = cpu_s;
+    c.wall_s = wall_s;
+    /* 2 GiB of address space past what the executor starts with (a
+     * sanitizer's shadow: malloc then returns NULL, in both builds); with
+     * a GPU, none: a CUDA context reserves far more than it uses */
+    c.mem_bytes = gpu ? 0 : (size_t)2 << 30;
+    c.file_bytes = (size_t)1 << 20;
+    /* the CUDA driver keeps about 16 fds per GPU it opens, and some more
+     * (cuda_start.c): 8 GPUs need about 150 */
+    c.nofile = gpu ? 1024 : 64;
+    return c;
+}
+
 /* ---------------------------------------------------------------------- */
 /* The mode                                                               */
 /* ---------------------------------------------------------------------- */
