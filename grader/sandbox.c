@@ -1345,10 +1345,13 @@ static int build_filter(prog *p, sb_policy policy)
     /* files are read, never written: open for writing, create, truncate,
      * rename and remove fail with EACCES (a test writes only to the fds it
      * was given, and leaves nothing for the next; the CUDA runtime opens
-     * its device files read-write, so the GPU policy allows O_RDWR, which
-     * creates nothing) */
-    uint32_t writing = O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | __O_TMPFILE |
-                       (policy == SB_POLICY_GPU ? 0 : O_RDWR);
+     * its device files read-write, and driver 570+ names its threads by
+     * writing /proc/self/task/TID/comm, so the GPU policy allows O_RDWR and
+     * O_WRONLY, which create nothing) */
+    /* (O_TMPFILE's own bit: glibc's __O_TMPFILE includes O_DIRECTORY,
+     * which every opendir sets) */
+    uint32_t writing = O_CREAT | O_TRUNC | O_APPEND | 020000000 |
+                       (policy == SB_POLICY_GPU ? 0 : O_WRONLY | O_RDWR);
     rule_arg(p, SYS_open, 1, BPF_JSET, writing, ERRNO(EACCES), ALLOW);
     put(p, LD_NR);
     rule_arg(p, SYS_openat, 2, BPF_JSET, writing, ERRNO(EACCES), ALLOW);
@@ -1376,9 +1379,30 @@ static int build_filter(prog *p, sb_policy policy)
     rule_arg_in(p, SYS_prctl, 0, prctls, 4, ALLOW, ERRNO(EINVAL));
     put(p, LD_NR);
     if (policy == SB_POLICY_GPU) {
-        /* The CUDA runtime drives the GPU by ioctl on /dev/nvidia* (the
-         * only device files in view besides null, zero, urandom, tty),
-         * and sizes its threads' stacks with sched_setaffinity. */
+        /* What the CUDA driver's start-up does (cuInit, the first
+         * context), from public traces: the list of calls and where each
+         * was seen is grader/selftest/sandbox/cuda_start.c, a stand-in
+         * that make check runs under this policy and a GPU test's limits
+         * (sb_test_limits).  The driver drives the GPU by ioctl on
+         * /dev/nvidia* (the only device files in view besides null, zero,
+         * urandom, tty), and sizes its threads' stacks with
+         * sched_setaffinity.  It binds and listens on an abstract unix
+         * socket (@cuda-uvmfd-NS-PID: refusing either fails cuInit) and
+         * asks the MPS control daemon's socket (TMPDIR/nvidia-mps/control)
+         * whether to run under MPS: unix sockets alone, connect answered
+         * ENOENT (no daemon: the driver goes on without MPS, and a test
+         * reaches no socket of any other process), accept refused (nothing
+         * that binds is ever served). */
+        rule_arg(p, SYS_socket, 0, BPF_JEQ, AF_UNIX, ALLOW, TRAP);
+        put(p, LD_NR);
+        rule(p, SYS_connect, ERRNO(ENOENT));
+        rule(p, SYS_accept, ERRNO(EPERM));
+        rule(p, SYS_accept4, ERRNO(EPERM));
+        rule(p, SYS_bind, ALLOW);
+        rule(p, SYS_listen, ALLOW);
+        rule(p, SYS_setsockopt, ALLOW);
+        rule(p, SYS_getsockopt, ALLOW);
+        rule(p, SYS_getsockname, ALLOW);
         rule(p, SYS_ioctl, ALLOW);
         rule(p, SYS_sched_setaffinity, ALLOW);
         rule(p, SYS_eventfd2, ALLOW);

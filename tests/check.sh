@@ -30,7 +30,8 @@
 #      none passes, none crashes -- and it is the same set of tests; the
 #      framework's tests ("lesson 0") pass there as they do on the solution
 #   7. the sandbox's probes (in its mode here and, as root, in the uid
-#      fallback) fail to leave it; the grader's self-tests: the solution
+#      fallback) fail to leave it, and a stand-in for the CUDA driver's
+#      start-up runs under the GPU policy and a GPU test's limits; the grader's self-tests: the solution
 #      scores 100%, the skeleton under 5%, hostile and buggy submissions get their
 #      expected scores, every report stays valid whatever a submission
 #      prints, a grade past its time limit stops, batch grading
@@ -328,15 +329,17 @@ printf '  ok    skeleton: %d framework tests passed, %d lesson tests failed clea
 fi
 if want sandbox; then
 section sandbox "the sandbox: probes that try to leave it, in its strong mode and its fallback"
-if make -s build/grader/sandbox-test/test_sandbox build/grader/sandbox-test/probe \
-        >"$logs/sandbox-build.log" 2>&1; then
-    build/grader/sandbox-test/test_sandbox build/grader/sandbox-test/probe "$PWD" \
-        >"$logs/sandbox.log" 2>&1
+# (cuda_start: a stand-in for the CUDA driver's start-up, run as a grade
+# runs a test with a GPU in view: the GPU policy and a GPU test's limits
+# must let it start, the CPU policy and a CPU test's limits must not)
+sbt=build/grader/sandbox-test
+if make -s $sbt/test_sandbox $sbt/probe $sbt/cuda_start >"$logs/sandbox-build.log" 2>&1; then
+    $sbt/test_sandbox $sbt/probe "$PWD" $sbt/cuda_start >"$logs/sandbox.log" 2>&1
     add_counts "sandbox probes ($(head -n 1 "$logs/sandbox.log" | sed 's/^# sandbox mode: //'))" \
         "$logs/sandbox.log"
     if [ "$(id -u)" -eq 0 ]; then
-        SB_MODE=uid build/grader/sandbox-test/test_sandbox build/grader/sandbox-test/probe \
-            "$PWD" >"$logs/sandbox-uid.log" 2>&1
+        SB_MODE=uid $sbt/test_sandbox $sbt/probe "$PWD" $sbt/cuda_start \
+            >"$logs/sandbox-uid.log" 2>&1
         add_counts "sandbox probes (the uid fallback)" "$logs/sandbox-uid.log"
     fi
 else
