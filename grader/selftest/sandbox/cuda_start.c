@@ -24,9 +24,10 @@
  * in its place, so that the open files of a GPUS-GPU node are counted.
  *
  * Sources (public traces, cited per step as [n]):
- *  [1] NVIDIA/cuda-checkpoint#10: strace of cuInit on a 2-GPU, 2-node
- *      machine (driver 5xx): /proc/self/status, /sys/devices/system/node,
- *      get_mempolicy, /sys/devices/system/cpu/online, sched_get_priority_*,
+ *  [1] NVIDIA/cuda-checkpoint#10: strace of cuInit (in cuda-checkpoint)
+ *      on a machine with two NUMA nodes and at least two GPUs:
+ *      /proc/self/status, /sys/devices/system/node, get_mempolicy,
+ *      /sys/devices/system/cpu/online, sched_get_priority_*,
  *      prlimit64(RLIMIT_STACK) read, socket(AF_UNIX, SOCK_SEQPACKET) +
  *      setsockopt(SO_PASSCRED) + connect("/tmp/nvidia-mps/control") =
  *      ENOENT, readlink of /proc/self and /proc/PID/exe, /proc/modules,
@@ -41,8 +42,9 @@
  *      rules: /proc/sys/vm/mmap_min_addr, /proc/devices,
  *      /sys/devices/system/memory/block_size_bytes, /proc/driver/nvidia/
  *      params, /dev/nvidia* rw, and unix (bind, listen) type=seqpacket on
- *      the abstract address "@cuda-uvmfd-NS-PID" (a snap's denials of
- *      exactly these made ffmpeg's cuInit fail: "Cannot init CUDA")
+ *      the abstract address "@cuda-uvmfd-NS-PID" (an ffmpeg snap's notes,
+ *      found by their text, show its CUDA init failing, "Cannot init
+ *      CUDA", on AppArmor's denials of exactly these)
  *  [4] NVIDIA/OpenShell#1696: a seccomp filter that refused memfd_create
  *      made every cuInit fail with error 304 (driver 570)
  *  [5] nolabs-ai/nono#673 and NVIDIA/OpenShell#1486: driver 570+ names its
@@ -60,14 +62,18 @@
  *  [9] open-mpi/ompi#11783: strace of a CUDA-aware program's start:
  *      /sys/devices/system/cpu/online, sched_getaffinity (EINVAL for a
  *      small mask, then a 128 KiB one)
- * [10] ofiwg/libfabric#6160 (review comment): cuInit called fork() (the
- *      driver's helper that creates missing device files); the filter
- *      answers EPERM, and with the device files bound the driver needs
- *      no helper
+ * [10] ofiwg/libfabric#6160 (a comment): cuInit called fork(); the
+ *      comment gives no reason (nvidia-modprobe, which the driver runs to
+ *      create missing device files, is the likely one: with the device
+ *      files bound it has nothing to do); the filter answers EPERM
  * [11] issue #29 of this project lists eventfd, prctl and pipes/threads
  *      among what straces of CUDA show; no public trace of these was
- *      found in writing this (the driver's event and worker threads are
- *      well known: cuda-EvtHandlr), so they are the issue's, not a trace's
+ *      found in writing this, so they are the issue's word, not a trace's
+ * [12] the sandbox module of conduit-venus (a public repository, found
+ *      by its text; strace -f of libcuda brought up by NVIDIA's Vulkan
+ *      driver): libcuda fails to start if bind or listen on its
+ *      cuda-uvmfd socket is refused, and starts with connect and accept
+ *      refused
  *
  * Not modelled: the ioctls' arguments (the driver's ABI; the GPU policy
  * allows every ioctl, and only NVIDIA device files, null, zero, urandom
@@ -103,9 +109,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The driver holds about this many fds per GPU once a context exists (one
- * process's lsof: 16 on /dev/nvidia0 for a single context; [1] opens each
- * device at cuInit already). */
+/* The driver holds about this many fds per GPU once a context exists: a
+ * published fd listing of a one-GPU CUDA process (found by its text, no
+ * stable address) shows 16 on /dev/nvidia0; [1] opens each device at
+ * cuInit already.  An estimate, not a trace of an 8-GPU node. */
 #define FDS_PER_GPU 16
 
 static int failures;
@@ -228,8 +235,8 @@ static int start(const char *policy_name, int gpus, long gib)
         struct sockaddr_un mps = { .sun_family = AF_UNIX };
         snprintf(mps.sun_path, sizeof mps.sun_path, "/tmp/nvidia-mps/control");
         r = connect(s, (struct sockaddr *)&mps, sizeof mps);
-        /* no daemon: the driver goes on without MPS */
-        step(r != 0, "connect(/tmp/nvidia-mps/control)", "[1]", "%s",
+        /* no daemon: the driver goes on without MPS [1][12] */
+        step(r != 0, "connect(/tmp/nvidia-mps/control)", "[1][12]", "%s",
              r == 0 ? "connected (an MPS daemon in view)" : strerror(errno));
         close(s);
     }
@@ -315,10 +322,10 @@ static int start(const char *policy_name, int gpus, long gib)
                            "4026531840", (int)getpid());
         socklen_t alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len);
         r = bind(s, (struct sockaddr *)&a, alen);
-        step(r == 0, "bind(@cuda-uvmfd-NS-PID)", "[3]", "%s",
+        step(r == 0, "bind(@cuda-uvmfd-NS-PID)", "[3][12]", "%s",
              r == 0 ? "0" : strerror(errno));
         r = listen(s, 8);
-        step(r == 0, "listen(@cuda-uvmfd-NS-PID)", "[3]", "%s",
+        step(r == 0, "listen(@cuda-uvmfd-NS-PID)", "[3][12]", "%s",
              r == 0 ? "0" : strerror(errno));
     }
 
