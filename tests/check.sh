@@ -15,7 +15,8 @@
 #      benchmarks for sm_75 and sm_90 (no kernel spills), the public test
 #      runner plain and with sanitizers, the grader's two builds of the
 #      solution, and `make -n gpu-report`
-#      with a stand-in nvidia-smi
+#      with a stand-in nvidia-smi, which also stands in for the GPU whose
+#      architecture the grader's nvcc flags name (asked outside the sandbox)
 #   3b. the benchmark: its build (-O3 -march=native, as make bench) has no
 #      warning, and a smoke pass of it (make bench-cpu SMOKE=1) checks every
 #      case, NumPy's included, and feeds the plots and tables that read its
