@@ -21,10 +21,22 @@
 #                      load time for any later GPU, and sm_90 (H100, H200)
 #   NVCC_FLAGS         nvcc for the library: its warnings are errors, and
 #                      the host compiler's too (as -Werror is for C)
+#   GPU_ARCH           the compute capabilities of this machine's GPUs,
+#                      without the dot ("90" for an H100 or H200), asked once
+#                      here, outside any sandbox: nvidia-smi
+#                      --query-gpu=compute_cap, else nvcc's own device query
+#                      (__nvcc_device_query, what -arch=native runs); empty
+#                      without a GPU.  GPU_ARCH=NN on the command line says.
 #   NVCC_GRADE_FLAGS   nvcc for a student's file in the grader: warnings
-#                      reported but not fatal, and machine code for this
-#                      machine's GPU only (-arch=native; sm_75 where none is
-#                      visible, as when make check builds the GPU path)
+#                      reported but not fatal, and machine code for GPU_ARCH
+#                      only (sm_75 where no GPU is visible, as when make
+#                      check builds the GPU path; the library's NVCC_ARCH,
+#                      with a warning, where a GPU is listed but its
+#                      architecture cannot be found).  Not -arch=native: it
+#                      would query the device inside the compile sandbox,
+#                      whose limits may make the query fail, and nvcc then
+#                      falls back silently to PTX that every test's
+#                      executor JIT-compiles with no cache
 #   NVCC_OPT, NVCC_SAN host-side optimisation of a plain build, and the
 #                      sanitizer flags of a SAN=1 build, one -Xcompiler per
 #                      flag (nvcc splits an -Xcompiler argument at commas)
@@ -67,7 +79,23 @@ NVCC_ARCH ?= -gencode arch=compute_75,code=sm_75 -gencode arch=compute_75,code=c
 NVCC_BASE := -std=c++17 -g $(NVCC_ARCH)
 NVCC_FLAGS := $(NVCC_BASE) -Werror all-warnings \
 	-Xcompiler -Wall,-Wextra,-Werror,-Wshadow,-Wno-unknown-pragmas
-NVCC_GRADE_FLAGS := -std=c++17 -g $(if $(CUDA_GPU),-arch=native,-arch=sm_75) \
+# (each answer a compute capability, "9.0" or "90"; anything else is no answer)
+ifeq ($(origin GPU_ARCH),undefined)
+GPU_ARCH := $(if $(CUDA_GPU),$(shell \
+	a=$$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | \
+	     tr -d '. ' | grep -xE '[0-9]{2,3}'); \
+	[ -n "$$a" ] || a=$$('$(CUDA_HOME)/bin/__nvcc_device_query' 2>/dev/null | \
+	     tr ', ' '\n\n' | grep -xE '[0-9]{2,3}'); \
+	echo "$$a" | sort -u))
+endif
+ifneq ($(CUDA_GPU),)
+ifeq ($(GPU_ARCH),)
+$(warning cuda.mk: nvidia-smi lists a GPU, but neither nvidia-smi --query-gpu=compute_cap nor __nvcc_device_query says its architecture: graded files are built for sm_75 and sm_90 with PTX (set GPU_ARCH=NN to say))
+endif
+endif
+NVCC_GRADE_ARCH := $(if $(CUDA_GPU),$(if $(GPU_ARCH),$(foreach a,$(GPU_ARCH),-gencode \
+	arch=compute_$(a),code=sm_$(a)),$(NVCC_ARCH)),-arch=sm_75)
+NVCC_GRADE_FLAGS := -std=c++17 -g $(NVCC_GRADE_ARCH) \
 	-Xcompiler -Wall,-Wextra,-Wno-unknown-pragmas
 NVCC_OPT := -O3
 
@@ -100,6 +128,7 @@ cuda-env: ## the CUDA recipe's settings, as shell assignments (for grade.sh and 
 	@echo "nvcc='$(NVCC)'"
 	@echo "cuda_home='$(CUDA_HOME)'"
 	@echo "nvcc_flags=($(NVCC_FLAGS))"
+	@echo "gpu_arch='$(GPU_ARCH)'"
 	@echo "nvcc_grade_flags=($(NVCC_GRADE_FLAGS))"
 	@echo "nvcc_opt=($(NVCC_OPT))"
 	@echo "nvcc_san=($(NVCC_SAN))"

@@ -215,11 +215,14 @@ fi
 cuda_env=$(make -s --no-print-directory -C "$root" -f cuda.mk cuda-env \
     CUDA="${GRADE_CUDA:-${CUDA:-auto}}") || die "the CUDA recipe (cuda.mk) failed (see above)"
 eval "$cuda_env"
-GPU_VIEW=()
+# The compiler and the linker see no GPU: the GPU's architecture (gpu_arch,
+# in nvcc_grade_flags) is asked once, by cuda.mk, out here; nvcc's
+# -arch=native would ask inside the sandbox, where a failed query falls
+# back silently to PTX that every test would JIT-compile.
 if [ "$cuda_mode" = gpu ]; then
-    GPU_VIEW=(--gpu)
     gpu=$(nvidia-smi -L 2>/dev/null | sed -n '1{s/^GPU [0-9]*: //;s/ (UUID.*//;p}')
-    echo "grade: CUDA lessons run on the GPU (${gpu:-none visible here}), built by nvcc" >&2
+    gpu_sm=${gpu_arch:+sm_${gpu_arch// /, sm_}}
+    echo "grade: CUDA lessons run on the GPU (${gpu:-none visible here}), built by nvcc for ${gpu_sm:-$(echo "${nvcc_grade_flags[*]}" | grep -oE 'sm_[0-9]+' | sort -u | paste -sd, -)}" >&2
 else
     [ -s "$root/build/grader/emu-normal/emu.o" ] ||
         die "the emulator is not built: run the grader through 'make grade'"
@@ -610,7 +613,7 @@ check_lesson() {   # FILE: 0 if the submission's version is accepted
         return 1
     fi
     # With a GPU, the file must also build with nvcc (CUDA-only errors).
-    if $cu && [ "$cuda_mode" = gpu ] && ! in_sandbox "$st" "${COMPILE_LIMITS[@]}" "${GPU_VIEW[@]}" \
+    if $cu && [ "$cuda_mode" = gpu ] && ! in_sandbox "$st" "${COMPILE_LIMITS[@]}" \
             --rw "$cdir" --cwd "$cdir" --ro "$base/include" -- \
             "$nvcc" "${nvcc_normal[@]}" -I"$base/include" -c "src/$name" -o "$name.gpu.o" 2>"$err"; then
         note "$lesson" "compile error" "$(compile_failure "$name" "$st" "$err" nvcc)"
@@ -774,7 +777,7 @@ build() {   # VARIANT FLAGS...: the executors of one build, in $scratch/VARIANT
     # (#ifdef __SANITIZE_ADDRESS__ cannot add code the check never saw).
     local same=()
     [ "$v" = asan ] && same=(-U__SANITIZE_ADDRESS__)
-    SBX=(in_sandbox "$dir/compile.status" "${BUILD_LIMITS[@]}" "${GPU_VIEW[@]}" --ro "$base"
+    SBX=(in_sandbox "$dir/compile.status" "${BUILD_LIMITS[@]}" --ro "$base"
          --ro "$kit/emu" --rw "$dir" --cwd "$base" --)
     local framework=() mine=()
     for f in "$base/src/"*.c "$base/src/"*.cu; do
@@ -803,7 +806,7 @@ build() {   # VARIANT FLAGS...: the executors of one build, in $scratch/VARIANT
     link() {   # OUT OBJS...: one executor, linked in the sandbox
         local to=$1
         shift
-        in_sandbox "$dir/link.status" "${BUILD_LIMITS[@]}" "${GPU_VIEW[@]}" --ro "$kit" \
+        in_sandbox "$dir/link.status" "${BUILD_LIMITS[@]}" --ro "$kit" \
             --ro "$scratch/prebuilt" --rw "$dir" --cwd "$dir" -- \
             "$CXX" "${SAN_LINK[@]}" "$@" "${rest[@]}" "${cuda_libs[@]}" -lm -o "$to" "${strip[@]}" \
             2>>"$dir/build.log" || {

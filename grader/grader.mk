@@ -77,8 +77,9 @@ build/grader/sandbox-test/%: grader/selftest/sandbox/%.c grader/sandbox.c grader
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(SANDBOX_FLAGS) $< grader/sandbox.c -o $@
 
-sandbox-test: build/grader/sandbox-test/test_sandbox build/grader/sandbox-test/probe ## the sandbox's self-tests: probes that must fail to leave it
-	@build/grader/sandbox-test/test_sandbox build/grader/sandbox-test/probe $(CURDIR)
+SANDBOX_TEST := build/grader/sandbox-test
+sandbox-test: $(SANDBOX_TEST)/test_sandbox $(SANDBOX_TEST)/probe $(SANDBOX_TEST)/cuda_start ## the sandbox's self-tests: probes that must fail to leave it, CUDA's start-up that must run
+	@$(SANDBOX_TEST)/test_sandbox $(SANDBOX_TEST)/probe $(CURDIR) $(SANDBOX_TEST)/cuda_start
 
 .PHONY: sandbox-test
 

@@ -113,6 +113,39 @@ sb_opts sb_defaults(void)
     return o;
 }
 
+sb_opts sb_executor_opts(bool gpu)
+{
+    sb_opts o = sb_defaults();
+    o.fds[1] = -1;
+    o.cpu_s = 0;      /* each test's limits are its own (sb_test_limits) */
+    o.wall_s = 0;
+    o.mem_bytes = 0;
+    o.file_bytes = 0;
+    o.nofile = 1024;  /* the server holds three fds per running test */
+    /* processes and threads of the sandbox's uid: the seccomp filter
+     * refuses forks, so this bounds the tests' threads */
+    o.nproc = 4096;
+    o.gpu = gpu;
+    return o;
+}
+
+sb_child_opts sb_test_limits(bool gpu, double cpu_s, double wall_s)
+{
+    sb_child_opts c;
+    memset(&c, 0, sizeof c);
+    c.cpu_s = cpu_s;
+    c.wall_s = wall_s;
+    /* 2 GiB of address space past what the executor starts with (a
+     * sanitizer's shadow: malloc then returns NULL, in both builds); with
+     * a GPU, none: a CUDA context reserves far more than it uses */
+    c.mem_bytes = gpu ? 0 : (size_t)2 << 30;
+    c.file_bytes = (size_t)1 << 20;
+    /* the CUDA driver keeps about 16 fds per GPU it opens, and some more
+     * (cuda_start.c): 8 GPUs need about 150 */
+    c.nofile = gpu ? 1024 : 64;
+    return c;
+}
+
 /* ---------------------------------------------------------------------- */
 /* The mode                                                               */
 /* ---------------------------------------------------------------------- */
@@ -1312,10 +1345,13 @@ static int build_filter(prog *p, sb_policy policy)
     /* files are read, never written: open for writing, create, truncate,
      * rename and remove fail with EACCES (a test writes only to the fds it
      * was given, and leaves nothing for the next; the CUDA runtime opens
-     * its device files read-write, so the GPU policy allows O_RDWR, which
-     * creates nothing) */
-    uint32_t writing = O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | __O_TMPFILE |
-                       (policy == SB_POLICY_GPU ? 0 : O_RDWR);
+     * its device files read-write, and driver 570+ names its threads by
+     * writing /proc/self/task/TID/comm, so the GPU policy allows O_RDWR and
+     * O_WRONLY, which create nothing) */
+    /* (O_TMPFILE's own bit: glibc's __O_TMPFILE includes O_DIRECTORY,
+     * which every opendir sets) */
+    uint32_t writing = O_CREAT | O_TRUNC | O_APPEND | 020000000 |
+                       (policy == SB_POLICY_GPU ? 0 : O_WRONLY | O_RDWR);
     rule_arg(p, SYS_open, 1, BPF_JSET, writing, ERRNO(EACCES), ALLOW);
     put(p, LD_NR);
     rule_arg(p, SYS_openat, 2, BPF_JSET, writing, ERRNO(EACCES), ALLOW);
@@ -1343,9 +1379,30 @@ static int build_filter(prog *p, sb_policy policy)
     rule_arg_in(p, SYS_prctl, 0, prctls, 4, ALLOW, ERRNO(EINVAL));
     put(p, LD_NR);
     if (policy == SB_POLICY_GPU) {
-        /* The CUDA runtime drives the GPU by ioctl on /dev/nvidia* (the
-         * only device files in view besides null, zero, urandom, tty),
-         * and sizes its threads' stacks with sched_setaffinity. */
+        /* What the CUDA driver's start-up does (cuInit, the first
+         * context), from public traces: the list of calls and where each
+         * was seen is grader/selftest/sandbox/cuda_start.c, a stand-in
+         * that make check runs under this policy and a GPU test's limits
+         * (sb_test_limits).  The driver drives the GPU by ioctl on
+         * /dev/nvidia* (the only device files in view besides null, zero,
+         * urandom, tty), and sizes its threads' stacks with
+         * sched_setaffinity.  It binds and listens on an abstract unix
+         * socket (@cuda-uvmfd-NS-PID: refusing either fails cuInit) and
+         * asks the MPS control daemon's socket (TMPDIR/nvidia-mps/control)
+         * whether to run under MPS: unix sockets alone, connect answered
+         * ENOENT (no daemon: the driver goes on without MPS, and a test
+         * reaches no socket of any other process), accept refused (nothing
+         * that binds is ever served). */
+        rule_arg(p, SYS_socket, 0, BPF_JEQ, AF_UNIX, ALLOW, TRAP);
+        put(p, LD_NR);
+        rule(p, SYS_connect, ERRNO(ENOENT));
+        rule(p, SYS_accept, ERRNO(EPERM));
+        rule(p, SYS_accept4, ERRNO(EPERM));
+        rule(p, SYS_bind, ALLOW);
+        rule(p, SYS_listen, ALLOW);
+        rule(p, SYS_setsockopt, ALLOW);
+        rule(p, SYS_getsockopt, ALLOW);
+        rule(p, SYS_getsockname, ALLOW);
         rule(p, SYS_ioctl, ALLOW);
         rule(p, SYS_sched_setaffinity, ALLOW);
         rule(p, SYS_eventfd2, ALLOW);

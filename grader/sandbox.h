@@ -191,6 +191,19 @@ int sb_zygote_stop(sb_zygote *z);
  * requests, -1 (sb_error) if the server cannot go on. */
 int sb_zygote_serve(int ctl, int (*child)(const sb_child_opts *c));
 
+/* The grader's executors (grader/verdict.c), in one place, so that the
+ * self-tests run what a grade runs (grader/selftest/sandbox/cuda_start.c
+ * starts the CUDA driver's stand-in under them):
+ *   sb_executor_opts: the sandbox of one executor program, its server
+ *   (every fd closed but 0-2, the caller fills in ro, fds, env and uid);
+ *   sb_test_limits: each test's child, cpu_s CPU seconds and wall_s of
+ *   wall clock.  With a GPU in view (gpu), no address-space limit (a CUDA
+ *   context reserves hundreds of GiB of virtual space that it never
+ *   touches) and 1024 open files (the driver holds several per device
+ *   file, and a node may have 8 GPUs). */
+sb_opts sb_executor_opts(bool gpu);
+sb_child_opts sb_test_limits(bool gpu, double cpu_s, double wall_s);
+
 /* The seccomp policies. */
 typedef enum {
     SB_POLICY_CPU, /* tests on the CPU and the CUDA emulator */

@@ -142,19 +142,9 @@ static sb_zygote *zygote_for(const char *path, bool start)
             return &zygotes[i].z;
     if (!start || nzygotes == MAX_EXECUTORS)
         return NULL;
-    sb_opts o = sb_defaults();
+    sb_opts o = sb_executor_opts(gpu);   /* (sandbox.h: the limits) */
     o.ro[0] = path;   /* the executor itself: no folder, no sibling */
-    o.fds[1] = -1;
     o.fds[2] = 2;     /* the server's own complaints */
-    o.cpu_s = 0;      /* each test's limits are its own (sb_child_opts) */
-    o.wall_s = 0;
-    o.mem_bytes = 0;
-    o.file_bytes = 0;
-    o.nofile = 1024;  /* the server holds three fds per running test */
-    /* processes and threads of the sandbox's uid: the seccomp filter
-     * refuses forks, so this bounds the tests' threads */
-    o.nproc = 4096;
-    o.gpu = gpu;
     o.env = executor_env();
     /* As root, with -U: a uid of its own, which alone may read the
      * executor (in the uid fallback, where no namespace hides the other
@@ -189,15 +179,8 @@ static pid_t sandboxed(const char *path, int calls, int results, const char *out
                    0600);
     if (out < 0)
         return -1;
-    memset(&child_opts, 0, sizeof child_opts);
-    child_opts.cpu_s = cpu_seconds;
-    child_opts.wall_s = K_WALL_LIMIT(cpu_seconds);
-    /* 2 GiB of address space past what the executor starts with (a
-     * sanitizer's shadow: malloc then returns NULL, in both builds); with
-     * a GPU, none: a CUDA context reserves far more than it uses */
-    child_opts.mem_bytes = gpu ? 0 : (size_t)2 << 30;
-    child_opts.file_bytes = (size_t)1 << 20;
-    child_opts.nofile = gpu ? 256 : 64;   /* (with every /dev/nvidia* open) */
+    /* (sandbox.h: with a GPU, no address-space limit and more files) */
+    child_opts = sb_test_limits(gpu, cpu_seconds, K_WALL_LIMIT(cpu_seconds));
     int fds[SB_MAX_FDS] = { calls, out, out, results };
     int h = sb_zygote_run(z, fds, &child_opts);
     close(out);

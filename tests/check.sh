@@ -15,7 +15,8 @@
 #      benchmarks for sm_75 and sm_90 (no kernel spills), the public test
 #      runner plain and with sanitizers, the grader's two builds of the
 #      solution, and `make -n gpu-report`
-#      with a stand-in nvidia-smi
+#      with a stand-in nvidia-smi, which also stands in for the GPU whose
+#      architecture the grader's nvcc flags name (asked outside the sandbox)
 #   3b. the benchmark: its build (-O3 -march=native, as make bench) has no
 #      warning, and a smoke pass of it (make bench-cpu SMOKE=1) checks every
 #      case, NumPy's included, and feeds the plots and tables that read its
@@ -32,7 +33,8 @@
 #      none passes, none crashes -- and it is the same set of tests; the
 #      framework's tests ("lesson 0") pass there as they do on the solution
 #   7. the sandbox's probes (in its mode here and, as root, in the uid
-#      fallback) fail to leave it; the grader's self-tests: the solution
+#      fallback) fail to leave it, and a stand-in for the CUDA driver's
+#      start-up runs under the GPU policy and a GPU test's limits; the grader's self-tests: the solution
 #      scores 100%, the skeleton under 5%, hostile and buggy submissions get their
 #      expected scores, every report stays valid whatever a submission
 #      prints, a grade past its time limit stops, batch grading
@@ -200,12 +202,47 @@ grade_gpu() {
         { [ ! -s "$logs/grade-gpu-$1/build-notes.tsv" ] ||
           { echo "build notes:"; cat "$logs/grade-gpu-$1/build-notes.tsv"; false; }; }
 }
-gpu_report_dry_run() {
-    mkdir -p "$logs/stand-in" &&
+# stand_in_smi DIR [COMPUTE_CAP]: an nvidia-smi in DIR that lists an H100,
+# and answers --query-gpu=compute_cap with COMPUTE_CAP (none: it fails, as
+# a driver too old for the field does)
+stand_in_smi() {
+    mkdir -p "$1" &&
     printf '%s\n' '#!/bin/sh' 'case "$*" in' \
         '-L*) echo "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-stand-in)" ;;' \
+        "*compute_cap*) ${2:+echo $2; exit 0;} echo 'Field \"compute_cap\" is not a valid field to query.'; exit 2 ;;" \
         '*) echo "name, driver_version"; echo "NVIDIA H100 80GB HBM3 (stand-in), 0" ;;' \
-        'esac' >"$logs/stand-in/nvidia-smi" && chmod +x "$logs/stand-in/nvidia-smi" &&
+        'esac' >"$1/nvidia-smi" && chmod +x "$1/nvidia-smi"
+}
+# The grader builds a graded .cu file for the GPU's own architecture, which
+# cuda.mk asks once, outside the compile sandbox (not -arch=native, which
+# asks inside it and falls back silently to PTX when the query fails): with
+# a stand-in H100 (compute capability 9.0), sm_90; with one whose driver
+# cannot say, the library's sm_75 + PTX + sm_90, and a warning; with no
+# GPU, sm_75; and nvcc accepts the flags.
+gpu_arch_resolved() {
+    local env flags
+    stand_in_smi "$logs/stand-in-90" 9.0 && stand_in_smi "$logs/stand-in-old" || return 1
+    env=$(PATH="$PWD/$logs/stand-in-90:$PATH" make -s --no-print-directory -f cuda.mk cuda-env CUDA=gpu) &&
+    echo "$env" | grep -E '^(gpu_arch|nvcc_grade_flags)=' &&
+    echo "$env" | grep -qx "gpu_arch='90'" &&
+    echo "$env" | grep -q '^nvcc_grade_flags=(.* -gencode arch=compute_90,code=sm_90 ' &&
+    ! echo "$env" | grep -q native || { echo "with an H100: not sm_90 alone"; return 1; }
+    flags=$(echo "$env" | sed -n 's/^nvcc_grade_flags=(\(.*\))$/\1/p')
+    printf '__global__ void k(float *p) { p[threadIdx.x] = 1; }\n' >"$logs/arch.cu" &&
+    "$nvcc" $flags -c "$logs/arch.cu" -o "$logs/arch.o" || { echo "nvcc refuses: $flags"; return 1; }
+    env=$(PATH="$PWD/$logs/stand-in-old:$PATH" make -s --no-print-directory -f cuda.mk cuda-env \
+          CUDA=gpu 2>"$logs/arch-old.err") &&
+    echo "$env" | grep -E '^(gpu_arch|nvcc_grade_flags)=' && cat "$logs/arch-old.err" &&
+    echo "$env" | grep -q 'nvcc_grade_flags=(.*arch=compute_75,code=compute_75.*code=sm_90' &&
+    grep -q 'set GPU_ARCH=NN' "$logs/arch-old.err" ||
+        { echo "with a GPU that cannot say: not the library's architectures and a warning"; return 1; }
+    env=$(PATH=/usr/bin:/bin make -s --no-print-directory -f cuda.mk cuda-env CUDA=gpu NVCC="$nvcc") &&
+    echo "$env" | grep -E '^(gpu_arch|nvcc_grade_flags)=' &&
+    echo "$env" | grep -q '^nvcc_grade_flags=(-std=c++17 -g -arch=sm_75 ' ||
+        { echo "without a GPU: not sm_75"; return 1; }
+}
+gpu_report_dry_run() {
+    stand_in_smi "$logs/stand-in" 9.0 &&
     { PATH="$PWD/$logs/stand-in:$PATH" make -n gpu-report >"$logs/gpu-report-dry-run.out" 2>&1
       local s=$?; cat "$logs/gpu-report-dry-run.out"; [ $s -eq 0 ]; } &&
     grep -q 'dry run) compute-sanitizer-racecheck' "$logs/gpu-report-dry-run.out" &&
@@ -233,6 +270,8 @@ else
     run "the grader's two GPU builds of the solution" grade_gpu solution solution
     run "make -n gpu-report and make -n bench, with a stand-in nvidia-smi: every target and program they run exists" \
         gpu_report_dry_run
+    run "the grader's nvcc flags: the GPU's architecture, asked outside the sandbox (stand-in nvidia-smi: sm_90; a driver that cannot say; no GPU)" \
+        gpu_arch_resolved
 fi
 fi
 if want bench; then
@@ -343,15 +382,17 @@ printf '  ok    skeleton: %d framework tests passed, %d lesson tests failed clea
 fi
 if want sandbox; then
 section sandbox "the sandbox: probes that try to leave it, in its strong mode and its fallback"
-if make -s build/grader/sandbox-test/test_sandbox build/grader/sandbox-test/probe \
-        >"$logs/sandbox-build.log" 2>&1; then
-    build/grader/sandbox-test/test_sandbox build/grader/sandbox-test/probe "$PWD" \
-        >"$logs/sandbox.log" 2>&1
+# (cuda_start: a stand-in for the CUDA driver's start-up, run as a grade
+# runs a test with a GPU in view: the GPU policy and a GPU test's limits
+# must let it start, the CPU policy and a CPU test's limits must not)
+sbt=build/grader/sandbox-test
+if make -s $sbt/test_sandbox $sbt/probe $sbt/cuda_start >"$logs/sandbox-build.log" 2>&1; then
+    $sbt/test_sandbox $sbt/probe "$PWD" $sbt/cuda_start >"$logs/sandbox.log" 2>&1
     add_counts "sandbox probes ($(head -n 1 "$logs/sandbox.log" | sed 's/^# sandbox mode: //'))" \
         "$logs/sandbox.log"
     if [ "$(id -u)" -eq 0 ]; then
-        SB_MODE=uid build/grader/sandbox-test/test_sandbox build/grader/sandbox-test/probe \
-            "$PWD" >"$logs/sandbox-uid.log" 2>&1
+        SB_MODE=uid $sbt/test_sandbox $sbt/probe "$PWD" $sbt/cuda_start \
+            >"$logs/sandbox-uid.log" 2>&1
         add_counts "sandbox probes (the uid fallback)" "$logs/sandbox-uid.log"
     fi
 else

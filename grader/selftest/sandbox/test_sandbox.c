@@ -3,7 +3,7 @@
  * sb_spawn and sb_lockdown, as a test of a submission would run, try to
  * leave, and must fail.
  *
- *   test_sandbox PROBE [REPO]
+ *   test_sandbox PROBE [REPO [CUDA_START]]
  *
  * PROBE is the probe program (probe.c); REPO the grader's checkout, whose
  * real hidden tests the probes also try to read (in the namespaces mode,
@@ -12,7 +12,8 @@
  * per check, then "N passed, N failed".  The grader's files are stood in
  * for by a folder it makes: grader/hidden/h01_views.c and
  * out/build-notes.tsv, made unreadable to others as grade.sh makes the
- * real ones in the fallback mode.
+ * real ones in the fallback mode.  CUDA_START: the stand-in for the CUDA
+ * driver's start-up (cuda_start.c), run as a grade runs a test on a GPU.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -291,10 +292,51 @@ static void zygote_checks(const sb_opts *o)
           sb_error());
 }
 
+/* The CUDA driver's start-up (cuda_start.c, a stand-in that makes the
+ * calls public traces of cuInit show) in an executor's sandbox with a GPU
+ * in view, under a test's limits and the GPU policy, as the grader runs
+ * a test (sb_executor_opts, sb_test_limits): CUDA must start.  And the
+ * stand-in can fail: under the CPU policy, or the limits of a test
+ * without a GPU (2 GiB of address space, 64 files), it does not. */
+static void cuda_start_checks(const char *standin)
+{
+    static char bin[600];
+    snprintf(bin, sizeof bin, "%s/bin/cuda_start", dir);
+    copy(standin, bin);
+    sb_opts o = sb_executor_opts(true);
+    o.ro[0] = bin;
+    o.fds[2] = 2;
+    char *argv[] = { bin, "serve", NULL };
+    sb_zygote z;
+    if (sb_zygote_start(&z, &o, argv) != 0) {
+        check(false, "cuda_start: an executor's sandbox with a GPU in view starts", "%s",
+              sb_error());
+        return;
+    }
+    static char out[32768];
+    sb_child_opts gpu = sb_test_limits(true, 10, 60);
+    sb_result r = zrun(&z, gpu, "gpu 8 141", out, sizeof out);
+    printf("%s", out);
+    check(r.how == SB_EXITED && r.code == 0 && strstr(out, "CUDA would start") != NULL,
+          "the CUDA driver's start-up (a stand-in: 8 GPUs of 141 GiB) runs under the GPU "
+          "policy and a GPU test's limits", "%s", how(&r));
+    r = zrun(&z, gpu, "cpu 8 141", out, sizeof out);
+    check(r.how == SB_SECCOMP && strstr(out, "sandbox: forbidden system call") != NULL,
+          "... and not under the CPU policy (get_mempolicy, socket: refused)", "%s: %.300s",
+          how(&r), out);
+    sb_child_opts cpu = sb_test_limits(false, 10, 60);
+    r = zrun(&z, cpu, "gpu 8 141", out, sizeof out);
+    check(r.how == SB_EXITED && r.code == 1 && strstr(out, "ENOMEM") != NULL &&
+              strstr(out, "Too many open files") != NULL,
+          "... nor under the limits of a test without a GPU (2 GiB of address space, "
+          "64 files)", "%s: %.400s", how(&r), out);
+    check(sb_zygote_stop(&z) == 0, "cuda_start: the server ends", "%s", sb_error());
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: test_sandbox PROBE [REPO]\n");
+        fprintf(stderr, "usage: test_sandbox PROBE [REPO [CUDA_START]]\n");
         return 2;
     }
     setvbuf(stdout, NULL, _IONBF, 0);
@@ -452,6 +494,8 @@ int main(int argc, char **argv)
               how(&r), process_named(token) ? "the daemon still runs" : "");
     }
     zygote_checks(&o);
+    if (argc > 3)
+        cuda_start_checks(argv[3]);
 
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
