@@ -452,6 +452,32 @@ rm -rf "$mutant" "build/$(echo "$mutant/tree" | tr / _)"
 fi
 if want book; then
 section book "the web book"
+# make docs in a student's tree: its lesson files are edited (lesson 1
+# written, lesson 3's stubs gone, where the examples plant a missing ';'),
+# and the examples still take the skeleton as shipped, generated from
+# solution/.  Their step is checked up to the runs (examples.py prepare:
+# every scratch workbook made, every planted mistake applied), in a copy.
+examples_edited_tree() {
+    local t rc
+    t=$(mktemp -d) || return 1
+    mkdir -p "$t/grader" &&
+        cp -r Makefile cuda.mk README.md solution skeleton tests lessons docs "$t/" &&
+        cp -r grader/emu grader/skelgen.py grader/install-deps.sh "$t/grader/" &&
+        cp solution/src/01_views.c "$t/skeleton/src/01_views.c" &&
+        sed -i 's/return nd_not_implemented("nd_binary", 3);/return ND_OK; \/* mine *\//' \
+            "$t/skeleton/src/03_ewise.c" || { rm -rf "$t"; return 1; }
+    if grep -q 'nd_not_implemented("nd_binary", 3)' "$t/skeleton/src/03_ewise.c"; then
+        echo "the edit of the copy's skeleton/src/03_ewise.c did not apply"; rm -rf "$t"; return 1
+    fi
+    (cd "$t" && python3 docs/examples.py prepare) &&
+        diff -r skeleton "$t/build/docs/examples/workbook-skeleton/skeleton" &&
+        echo "the examples' workbook holds the skeleton as shipped, not the edited one"
+    rc=$?
+    rm -rf "$t"
+    return $rc
+}
+run "make docs' examples in a tree whose lesson files are edited: the skeleton as shipped, every planted mistake applies" \
+    examples_edited_tree
 run "make docs-check (snippets, figures, pages in Chromium)" make docs-check
 run "make epub-check (the EPUB of the lessons and guides, epubcheck clean)" make epub-check
 
