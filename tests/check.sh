@@ -259,8 +259,27 @@ bench_smoke() {
 }
 run "make bench-cpu SMOKE=1: every case checked, NumPy beside it; plots and tables drawn from it" \
     bench_smoke
-run "README's and lesson 2's benchmark tables match lessons/data/bench-cpu.tsv" \
+run "the recorded tables (README, lessons 2 and 5) and the lessons' speed figures match lessons/data/bench-cpu.tsv; no lesson states a speed without data" \
     python3 tests/bench/bench_tables.py --check lessons/data/bench-cpu.tsv
+# ... and that check sees a speed written into a lesson by hand, even
+# split over two lines, and a generated figure edited by hand (in a copy).
+stray_speed_caught() {
+    local t out rc
+    t=$(mktemp -d) || return 1
+    mkdir -p "$t/tests/bench" && cp -r README.md lessons "$t/" &&
+        cp tests/bench/bench_tables.py "$t/tests/bench/" &&
+        printf '\nOn this machine a + b runs at 39\nGB/s.\n' >>"$t/lessons/03-ewise.md" &&
+        sed -i 's/-->[^<]*<!-- \/bench-cpu -->/-->40–45 GB\/s<!-- \/bench-cpu -->/' \
+            "$t/lessons/05-matmul.md" || { rm -rf "$t"; return 1; }
+    out=$(python3 "$t/tests/bench/bench_tables.py" --check lessons/data/bench-cpu.tsv 2>&1)
+    rc=$?
+    rm -rf "$t"
+    echo "$out"
+    [ "$rc" -eq 1 ] && [[ $out == *"lessons/03-ewise.md:"*": 39 GB/s"* ]] &&
+        [[ $out == *"figures of 1 file(s) differ"* ]]
+}
+run "a speed stated in a lesson by hand, or a generated figure edited, fails that check" \
+    stray_speed_caught
 
 fi
 if want public; then
