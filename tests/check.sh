@@ -19,8 +19,9 @@
 #   3b. the benchmark: its build (-O3 -march=native, as make bench) has no
 #      warning, and a smoke pass of it (make bench-cpu SMOKE=1) checks every
 #      case, NumPy's included, and feeds the plots and tables that read its
-#      TSV; the recorded tables of README.md and lesson 2 match
-#      lessons/data/bench-cpu.tsv
+#      TSV; the recorded tables of README.md and lessons 2 and 5, and
+#      every speed the lessons state, match lessons/data/bench-cpu.tsv, and
+#      no lesson states a speed by hand (a planted one is caught)
 #   4. every public test passes on the solution; lesson 6's also on a
 #      build whose grids stop at 2 blocks (every grid loop runs many rounds)
 #   5. ... and again under AddressSanitizer + UBSan (+ LeakSanitizer);
@@ -57,7 +58,8 @@
 #      racecheck names the lines of a transpose without its barriers
 #  11. the web book builds (every snippet tag exists, no pasted code, the
 #      included code compiles) and every page loads in headless Chromium;
-#      the EPUB passes epubcheck
+#      the EPUB passes epubcheck; in a copy whose lesson files are edited,
+#      the examples of tool output still take the skeleton as shipped
 #  12. the fuzzer (tests/fuzz/, clang's libFuzzer with ASan and UBSan)
 #      replays its seeds and every input that ever found a bug, on the CPU
 #      and on the CUDA device, then fuzzes 60 s (CPU) and 20 s (CUDA);
