@@ -28,6 +28,11 @@ EDITION ?= student
 DOCS_SITE := build/site$(if $(filter instructor,$(EDITION)),-instructor)
 DOCS_BUILD := build/docs
 DOCS_LIB := build/solution/normal/libnd.a
+# The skeleton the book shows and checks: the one shipped, generated from
+# solution/ (make skeleton-check holds skeleton/ to it), never the working
+# tree's skeleton/, which a student edits.  Read through $DOCS_SKELETON by
+# docs/check_snippets.py, docs/filters/include.lua and docs/site.py.
+DOCS_SKELETON := $(DOCS_BUILD)/skeleton
 DOCS_FIG_SRCS := $(sort $(wildcard lessons/figures/*_svg.c))
 DOCS_FIG_BINS := $(patsubst lessons/figures/%.c,$(DOCS_BUILD)/%,$(DOCS_FIG_SRCS))
 DOCS_PLOTS := $(sort $(wildcard lessons/figures/*.gp))
@@ -47,7 +52,7 @@ DOCS_EXAMPLE_INPUTS := Makefile docs/examples.py grader/skelgen.py $(wildcard te
 .PHONY: docs docs-check docs-needs docs-deps docs-snippets docs-figures docs-plots docs-lib docs-examples epub epub-check
 
 docs: docs-needs docs-deps docs-snippets docs-figures $(DOCS_EXAMPLES) epub ## the web book: lessons and guides as HTML in build/site/ (EDITION=instructor adds solutions)
-	@python3 docs/site.py --edition $(EDITION) --out $(DOCS_SITE)
+	@DOCS_SKELETON=$(DOCS_SKELETON) python3 docs/site.py --edition $(EDITION) --out $(DOCS_SITE)
 	@cp $(EPUB) $(DOCS_SITE)/
 	@echo "docs: open $(DOCS_SITE)/index.html"
 
@@ -59,7 +64,7 @@ EPUB := build/epub/ndarray-workbook.epub
 EPUBCHECK := java -jar /usr/share/java/epubcheck.jar
 
 epub: docs-needs docs-deps docs-snippets docs-figures $(DOCS_EXAMPLES) ## the lessons and guides as one EPUB for reading offline: build/epub/ndarray-workbook.epub
-	@python3 docs/epub.py --site $(DOCS_SITE) --out $(EPUB)
+	@DOCS_SKELETON=$(DOCS_SKELETON) python3 docs/epub.py --site $(DOCS_SITE) --out $(EPUB)
 
 epub-check: epub ## make epub, then validate it with epubcheck (fails on any error or warning)
 	@bash grader/install-deps.sh --check
@@ -88,8 +93,9 @@ the student handout has the book built, in site/" >&2; exit 2; }
 docs-deps:
 	@bash grader/install-deps.sh --docs
 
-docs-snippets:
-	@python3 docs/check_snippets.py
+docs-snippets: docs-needs
+	@python3 grader/skelgen.py solution $(DOCS_SKELETON)
+	@DOCS_SKELETON=$(DOCS_SKELETON) python3 docs/check_snippets.py
 
 # The figures draw views made by the ndarray itself, so they link the
 # solution's library (built by the top-level Makefile's own rule).  They

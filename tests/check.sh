@@ -473,32 +473,52 @@ rm -rf "$mutant" "build/$(echo "$mutant/tree" | tr / _)"
 fi
 if want book; then
 section book "the web book"
-# make docs in a student's tree: its lesson files are edited (lesson 1
-# written, lesson 3's stubs gone, where the examples plant a missing ';'),
-# and the examples still take the skeleton as shipped, generated from
-# solution/.  Their step is checked up to the runs (examples.py prepare:
-# every scratch workbook made, every planted mistake applied), in a copy.
-examples_edited_tree() {
-    local t rc
+# make docs in a student's tree, in a copy whose lesson files are edited:
+# lesson 1 written (the solution's file, its solution markers and all),
+# lesson 3 half-written (a stub gone, where the examples plant a missing
+# ';', a ';' missing, its snippet markers deleted).  The book takes the
+# skeleton as shipped, generated from solution/: the snippets check passes,
+# the pages are those of an unedited tree, and the examples' step, checked
+# up to its runs (examples.py prepare: every scratch workbook made, every
+# planted mistake applied), works on that skeleton.  The pages are built
+# with the example blocks' own bodies standing in for the runs.
+docs_edited_tree() {
+    local t
     t=$(mktemp -d) || return 1
     mkdir -p "$t/grader" &&
         cp -r Makefile cuda.mk README.md solution skeleton tests lessons docs "$t/" &&
         cp -r grader/emu grader/skelgen.py grader/install-deps.sh "$t/grader/" &&
-        cp solution/src/01_views.c "$t/skeleton/src/01_views.c" &&
-        sed -i 's/return nd_not_implemented("nd_binary", 3);/return ND_OK; \/* mine *\//' \
-            "$t/skeleton/src/03_ewise.c" || { rm -rf "$t"; return 1; }
-    if grep -q 'nd_not_implemented("nd_binary", 3)' "$t/skeleton/src/03_ewise.c"; then
+        (cd "$t" && python3 -c '
+import os, sys
+sys.path.insert(0, "docs")
+import examples
+os.makedirs(examples.OUT, exist_ok=True)
+for page in examples.PAGES:
+    for name, _, _, body in examples.blocks(page)[1]:
+        open(os.path.join(examples.OUT, name + ".txt"), "w").write(body)
+' && python3 grader/skelgen.py solution build/docs/skeleton &&
+            DOCS_SKELETON=build/docs/skeleton python3 docs/site.py --out site-unedited) ||
+        { rm -rf "$t"; return 1; }
+    cp solution/src/01_views.c "$t/skeleton/src/01_views.c" &&
+        sed -i -e 's/return nd_not_implemented("nd_binary", 3);/return ND_OK \/* mine *\//' \
+            -e '/\/\/@ snippet/d' -e '/\/\/@ end snippet/d' "$t/skeleton/src/03_ewise.c" ||
+        { rm -rf "$t"; return 1; }
+    if grep -q -e 'nd_not_implemented("nd_binary", 3)' -e '//@ snippet' "$t/skeleton/src/03_ewise.c"; then
         echo "the edit of the copy's skeleton/src/03_ewise.c did not apply"; rm -rf "$t"; return 1
     fi
-    (cd "$t" && python3 docs/examples.py prepare) &&
+    (cd "$t" && make -s docs-snippets &&
+        DOCS_SKELETON=build/docs/skeleton python3 docs/site.py --out site-edited &&
+        diff -r site-unedited site-edited &&
+        echo "the pages are those of the unedited tree" &&
+        python3 docs/examples.py prepare) &&
         diff -r skeleton "$t/build/docs/examples/workbook-skeleton/skeleton" &&
         echo "the examples' workbook holds the skeleton as shipped, not the edited one"
-    rc=$?
+    local rc=$?
     rm -rf "$t"
     return $rc
 }
-run "make docs' examples in a tree whose lesson files are edited: the skeleton as shipped, every planted mistake applies" \
-    examples_edited_tree
+run "make docs in a tree whose lesson files are edited: snippets, pages and examples take the skeleton as shipped" \
+    docs_edited_tree
 run "make docs-check (snippets, figures, pages in Chromium)" make docs-check
 run "make epub-check (the EPUB of the lessons and guides, epubcheck clean)" make epub-check
 
