@@ -42,12 +42,16 @@ import tempfile
 
 C_LANGS = {'c', 'cuda', 'cpp', 'c++', 'h', 'cu'}
 TREES = ('skeleton', 'solution')
+# Where each tree is read from: the skeleton from $DOCS_SKELETON when it is
+# set (docs/docs.mk: the skeleton as shipped, generated from solution/, so
+# that make docs works in a student's tree whose skeleton/ is edited).
+TREE_DIRS = {'skeleton': os.environ.get('DOCS_SKELETON') or 'skeleton', 'solution': 'solution'}
 FENCE = re.compile(r'^(\s{0,3})(`{3,}|~{3,})\s*(.*)$')
 
 
 def list_snippets(tree, errors):
     """{name: (path, first, last)} from skelgen, or {} after an error."""
-    r = subprocess.run([sys.executable, 'grader/skelgen.py', '--list-snippets', tree],
+    r = subprocess.run([sys.executable, 'grader/skelgen.py', '--list-snippets', TREE_DIRS[tree]],
                        capture_output=True, text=True)
     if r.returncode != 0:
         errors.append(f'grader/skelgen.py --list-snippets {tree} failed:\n{r.stdout}{r.stderr}')
@@ -55,7 +59,7 @@ def list_snippets(tree, errors):
     out = {}
     for line in r.stdout.splitlines():
         name, path, first, last = line.split('\t')
-        out[name] = (os.path.join(tree, path), int(first), int(last))
+        out[name] = (os.path.join(TREE_DIRS[tree], path), int(first), int(last))
     return out
 
 
@@ -171,7 +175,7 @@ def main():
                                   'students write; include skeleton:' + name +
                                   ' (the instructor edition adds the solution)')
     for path, tree in sorted(used_files.items()):
-        compiles(path, tree, errors)
+        compiles(path, TREE_DIRS[tree], errors)
     for e in errors:
         print(e, file=sys.stderr)
     if errors:

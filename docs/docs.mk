@@ -28,6 +28,11 @@ EDITION ?= student
 DOCS_SITE := build/site$(if $(filter instructor,$(EDITION)),-instructor)
 DOCS_BUILD := build/docs
 DOCS_LIB := build/solution/normal/libnd.a
+# The skeleton the book shows and checks: the one shipped, generated from
+# solution/ (make skeleton-check holds skeleton/ to it), never the working
+# tree's skeleton/, which a student edits.  Read through $DOCS_SKELETON by
+# docs/check_snippets.py, docs/filters/include.lua and docs/site.py.
+DOCS_SKELETON := $(DOCS_BUILD)/skeleton
 DOCS_FIG_SRCS := $(sort $(wildcard lessons/figures/*_svg.c))
 DOCS_FIG_BINS := $(patsubst lessons/figures/%.c,$(DOCS_BUILD)/%,$(DOCS_FIG_SRCS))
 DOCS_PLOTS := $(sort $(wildcard lessons/figures/*.gp))
@@ -35,17 +40,19 @@ DOCS_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L \
 	-Isolution/include -Ilessons/figures
 
 # The examples are run again only when something that could change what
-# they print has changed.
+# they print has changed.  Their skeleton is generated from solution/
+# (docs/examples.py), never the working tree's skeleton/, which a student
+# edits: so it is not among the inputs.
 DOCS_EXAMPLES := $(DOCS_BUILD)/examples/.done
-DOCS_EXAMPLE_INPUTS := Makefile docs/examples.py $(wildcard tests/*.c tests/*.h tests/*.py \
-	tests/*.mk tests/hints/* tests/show/* skeleton/Makefile skeleton/src/* skeleton/include/* \
+DOCS_EXAMPLE_INPUTS := Makefile docs/examples.py grader/skelgen.py $(wildcard tests/*.c tests/*.h tests/*.py \
+	tests/*.mk tests/hints/* tests/show/* \
 	solution/Makefile solution/src/* solution/include/* grader/emu/*.* grader/emu/include/* \
 	grader/install-deps.sh lessons/*.md lessons/figures/svg.h)
 
-.PHONY: docs docs-check docs-deps docs-snippets docs-figures docs-plots docs-lib docs-examples epub epub-check
+.PHONY: docs docs-check docs-needs docs-deps docs-snippets docs-figures docs-plots docs-lib docs-examples epub epub-check
 
-docs: docs-deps docs-snippets docs-figures $(DOCS_EXAMPLES) epub ## the web book: lessons and guides as HTML in build/site/ (EDITION=instructor adds solutions)
-	@python3 docs/site.py --edition $(EDITION) --out $(DOCS_SITE)
+docs: docs-needs docs-deps docs-snippets docs-figures $(DOCS_EXAMPLES) epub ## the web book: lessons and guides as HTML in build/site/ (EDITION=instructor adds solutions)
+	@DOCS_SKELETON=$(DOCS_SKELETON) python3 docs/site.py --edition $(EDITION) --out $(DOCS_SITE)
 	@cp $(EPUB) $(DOCS_SITE)/
 	@echo "docs: open $(DOCS_SITE)/index.html"
 
@@ -56,8 +63,8 @@ docs: docs-deps docs-snippets docs-figures $(DOCS_EXAMPLES) epub ## the web book
 EPUB := build/epub/ndarray-workbook.epub
 EPUBCHECK := java -jar /usr/share/java/epubcheck.jar
 
-epub: docs-deps docs-snippets docs-figures $(DOCS_EXAMPLES) ## the lessons and guides as one EPUB for reading offline: build/epub/ndarray-workbook.epub
-	@python3 docs/epub.py --site $(DOCS_SITE) --out $(EPUB)
+epub: docs-needs docs-deps docs-snippets docs-figures $(DOCS_EXAMPLES) ## the lessons and guides as one EPUB for reading offline: build/epub/ndarray-workbook.epub
+	@DOCS_SKELETON=$(DOCS_SKELETON) python3 docs/epub.py --site $(DOCS_SITE) --out $(EPUB)
 
 epub-check: epub ## make epub, then validate it with epubcheck (fails on any error or warning)
 	@bash grader/install-deps.sh --check
@@ -77,11 +84,18 @@ docs-examples: ## run the examples of tool output that README.md, the lessons an
 	@python3 docs/examples.py update
 	@touch $(DOCS_EXAMPLES)
 
+# Said at once, before any build: the figures link the solution's library
+# and the examples run it.
+docs-needs:
+	@test -d solution || { echo "make docs: this needs solution/ (the course's repository); \
+the student handout has the book built, in site/" >&2; exit 2; }
+
 docs-deps:
 	@bash grader/install-deps.sh --docs
 
-docs-snippets:
-	@python3 docs/check_snippets.py
+docs-snippets: docs-needs
+	@python3 grader/skelgen.py solution $(DOCS_SKELETON)
+	@DOCS_SKELETON=$(DOCS_SKELETON) python3 docs/check_snippets.py
 
 # The figures draw views made by the ndarray itself, so they link the
 # solution's library (built by the top-level Makefile's own rule).  They

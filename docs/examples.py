@@ -12,6 +12,9 @@ Usage (from the repository root; `make docs` and `make docs-examples` run it):
                                   exactly what its run printed; exit 1 if not
     examples.py update [FILE...]  write what the runs printed into the blocks
     examples.py list              the examples, and where each is used
+    examples.py prepare           make the scratch workbooks and apply, then
+                                  undo, every planted mistake, running
+                                  nothing (make check's cheap test of that)
 
 An example block is a fenced block with an `example` attribute:
 
@@ -31,6 +34,11 @@ the solution with one planted mistake (a "mutation": an exact replacement
 in one file, undone after the run), so that the output is what a student
 sees, word for word ("Testing skeleton", "rerun it alone: make test T=...").
 CUDA runs on the emulator and nothing is coloured, whatever the machine.
+
+"The student's tree as shipped" is made here, by grader/skelgen.py from
+solution/, into build/docs/examples/pristine-skeleton/: never the working
+tree's skeleton/, which a student running `make docs` has edited (make
+skeleton-check holds the committed skeleton/ to the same generator).
 """
 
 import os
@@ -317,13 +325,40 @@ def sync(src, dst):
         sync(os.path.join(src, n), os.path.join(dst, n))
 
 
+PRISTINE = os.path.join(OUT, "pristine-skeleton")
+_pristine_made = False
+
+
+def pristine():
+    """The skeleton as shipped, generated from solution/ once per run."""
+    global _pristine_made
+    if not _pristine_made:
+        if not os.path.isdir("solution"):
+            die("the examples need solution/, which the student handout does not have "
+                "(its web book is built already, in site/)")
+        p = subprocess.run([sys.executable, os.path.join("grader", "skelgen.py"), "solution",
+                            PRISTINE], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True)
+        if p.returncode != 0:
+            die("grader/skelgen.py solution could not make the skeleton:\n" + p.stdout)
+        _pristine_made = True
+    return PRISTINE
+
+
 def workbook(tree):
-    """The scratch workbook whose skeleton/ is the repository's `tree`."""
+    """The scratch workbook whose skeleton/ is `tree`: the solution, or the
+    skeleton as shipped (pristine(), not the working tree's skeleton/)."""
     path = os.path.join(OUT, f"workbook-{tree}")
     for item in COPIED:
         sync(item, os.path.join(path, item))
-    sync(tree, os.path.join(path, "skeleton"))
+    sync(pristine() if tree == "skeleton" else tree, os.path.join(path, "skeleton"))
     return path
+
+
+def undo_edits(undo):
+    for target, text in undo:
+        with open(target, "w", encoding="utf-8") as f:
+            f.write(text)
 
 
 def apply(path, edits):
@@ -365,9 +400,7 @@ def run(ex):
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                            errors="replace", timeout=600)
     finally:
-        for target, text in undo:
-            with open(target, "w", encoding="utf-8") as f:
-                f.write(text)
+        undo_edits(undo)
     lines = [l.rstrip() for l in p.stdout.splitlines() if not MAKE_NOISE.match(l)]
     while lines and not lines[-1]:
         lines.pop()
@@ -418,7 +451,7 @@ def generated(name, path, line):
 
 
 def main(argv):
-    if not argv or argv[0] not in ("build", "check", "update", "list"):
+    if not argv or argv[0] not in ("build", "check", "update", "list", "prepare"):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
     cmd, args = argv[0], argv[1:]
@@ -432,6 +465,12 @@ def main(argv):
         for ex in sorted((BY_NAME[n] for n in args) if args else EXAMPLES,
                          key=lambda e: (e.tree, repr(e.edits))):
             run(ex)
+        return 0
+    if cmd == "prepare":
+        for ex in sorted(EXAMPLES, key=lambda e: (e.tree, repr(e.edits))):
+            undo_edits(apply(workbook(ex.tree), ex.edits))
+        print(f"examples: {len(EXAMPLES)} examples prepared; their planted mistakes apply "
+              f"to {PRISTINE} and solution/")
         return 0
     if cmd == "list":
         used = {}

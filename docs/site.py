@@ -19,6 +19,11 @@ copied from Debian's libjs-katex into DIR/katex, so nothing is fetched from
 the network.  Files of the repository that a page links to (nd.h, the
 lesson sources) become DIR/code/PATH.html.  Figures are made separately
 (lessons/figures/*.c, by docs/docs.mk) into DIR/figures.
+
+With $DOCS_SKELETON set (docs/docs.mk sets it), skeleton/... is read from
+that folder, the skeleton as shipped (generated from solution/), both for
+the included code and for the code pages: a student's edited skeleton/ is
+never shown, and never has to compile for the book to build.
 """
 
 import argparse
@@ -146,13 +151,16 @@ def main():
     # Pages for the repository files that pages link to.
     with open(code_list, encoding='utf-8') as f:
         linked = sorted(set(line.strip() for line in f if line.strip()))
+    skeleton = os.environ.get('DOCS_SKELETON')   # as include.lua reads it
     for rel in linked:
-        with open(rel, encoding='utf-8') as f:
+        src = (os.path.join(skeleton, rel[len('skeleton/'):])
+               if skeleton and rel.startswith('skeleton/') else rel)
+        with open(src, encoding='utf-8') as f:
             text = f.read()
         ext = os.path.splitext(rel)[1] or os.path.basename(rel)
         fence = '`' * max(3, 1 + max((len(m) for m in re.findall(r'`+', text)), default=0))
         md = (f'---\ntitle: {yaml_str(rel)}\n---\n\n'
-              f'The file `{rel}` as it is in the repository when this site was built.\n\n'
+              f'The file `{rel}` as {"the student tree ships it" if src != rel else "it is in the repository"} when this site was built.\n\n'
               f'{fence} {{.{LANG.get(ext, "default")} .numberLines}}\n{text}\n{fence}\n')
         dst = os.path.join(out, 'code', rel + '.html')
         os.makedirs(os.path.dirname(dst), exist_ok=True)

@@ -22,8 +22,9 @@
 #      case, NumPy's included, and feeds the plots and tables that read its
 #      TSV; OpenBLAS, in bench_cpu and in NumPy, runs kernels that fit the
 #      CPU, not a fallback (and bench_cpu -T tells the two apart on known
-#      cases); the recorded tables of README.md and lessons 2 and 5 match
-#      lessons/data/bench-cpu.tsv
+#      cases); the recorded tables of README.md and lessons 2 and 5, and
+#      every speed the lessons state, match lessons/data/bench-cpu.tsv, and
+#      no lesson states a speed by hand (a planted one is caught)
 #   4. every public test passes on the solution; lesson 6's also on a
 #      build whose grids stop at 2 blocks (every grid loop runs many rounds)
 #   5. ... and again under AddressSanitizer + UBSan (+ LeakSanitizer);
@@ -63,7 +64,8 @@
 #      racecheck names the lines of a transpose without its barriers
 #  11. the web book builds (every snippet tag exists, no pasted code, the
 #      included code compiles) and every page loads in headless Chromium;
-#      the EPUB passes epubcheck
+#      the EPUB passes epubcheck; in a copy whose lesson files are edited,
+#      the examples of tool output still take the skeleton as shipped
 #  12. the fuzzer (tests/fuzz/, clang's libFuzzer with ASan and UBSan)
 #      replays its seeds and every input that ever found a bug, on the CPU
 #      and on the CUDA device, then fuzzes 60 s (CPU) and 20 s (CUDA);
@@ -313,8 +315,27 @@ bench_blas_kernels() {
 }
 run "make bench's OpenBLAS, in bench_cpu and NumPy, runs kernels that fit this CPU, not a fallback" \
     bench_blas_kernels
-run "the benchmark tables of README.md and lessons 2 and 5 match lessons/data/bench-cpu.tsv" \
+run "the recorded tables (README, lessons 2 and 5) and the lessons' speed figures match lessons/data/bench-cpu.tsv; no lesson states a speed without data" \
     python3 tests/bench/bench_tables.py --check lessons/data/bench-cpu.tsv
+# ... and that check sees a speed written into a lesson by hand, even
+# split over two lines, and a generated figure edited by hand (in a copy).
+stray_speed_caught() {
+    local t out rc
+    t=$(mktemp -d) || return 1
+    mkdir -p "$t/tests/bench" && cp -r README.md lessons "$t/" &&
+        cp tests/bench/bench_tables.py "$t/tests/bench/" &&
+        printf '\nOn this machine a + b runs at 39\nGB/s.\n' >>"$t/lessons/03-ewise.md" &&
+        sed -i 's/-->[^<]*<!-- \/bench-cpu -->/-->40–45 GB\/s<!-- \/bench-cpu -->/' \
+            "$t/lessons/05-matmul.md" || { rm -rf "$t"; return 1; }
+    out=$(python3 "$t/tests/bench/bench_tables.py" --check lessons/data/bench-cpu.tsv 2>&1)
+    rc=$?
+    rm -rf "$t"
+    echo "$out"
+    [ "$rc" -eq 1 ] && [[ $out == *"lessons/03-ewise.md:"*": 39 GB/s"* ]] &&
+        [[ $out == *"figures of 1 file(s) differ"* ]]
+}
+run "a speed stated in a lesson by hand, or a generated figure edited, fails that check" \
+    stray_speed_caught
 
 fi
 if want public; then
@@ -510,6 +531,52 @@ rm -rf "$mutant" "build/$(echo "$mutant/tree" | tr / _)"
 fi
 if want book; then
 section book "the web book"
+# make docs in a student's tree, in a copy whose lesson files are edited:
+# lesson 1 written (the solution's file, its solution markers and all),
+# lesson 3 half-written (a stub gone, where the examples plant a missing
+# ';', a ';' missing, its snippet markers deleted).  The book takes the
+# skeleton as shipped, generated from solution/: the snippets check passes,
+# the pages are those of an unedited tree, and the examples' step, checked
+# up to its runs (examples.py prepare: every scratch workbook made, every
+# planted mistake applied), works on that skeleton.  The pages are built
+# with the example blocks' own bodies standing in for the runs.
+docs_edited_tree() {
+    local t
+    t=$(mktemp -d) || return 1
+    mkdir -p "$t/grader" &&
+        cp -r Makefile cuda.mk README.md solution skeleton tests lessons docs "$t/" &&
+        cp -r grader/emu grader/skelgen.py grader/install-deps.sh "$t/grader/" &&
+        (cd "$t" && python3 -c '
+import os, sys
+sys.path.insert(0, "docs")
+import examples
+os.makedirs(examples.OUT, exist_ok=True)
+for page in examples.PAGES:
+    for name, _, _, body in examples.blocks(page)[1]:
+        open(os.path.join(examples.OUT, name + ".txt"), "w").write(body)
+' && python3 grader/skelgen.py solution build/docs/skeleton &&
+            DOCS_SKELETON=build/docs/skeleton python3 docs/site.py --out site-unedited) ||
+        { rm -rf "$t"; return 1; }
+    cp solution/src/01_views.c "$t/skeleton/src/01_views.c" &&
+        sed -i -e 's/return nd_not_implemented("nd_binary", 3);/return ND_OK \/* mine *\//' \
+            -e '/\/\/@ snippet/d' -e '/\/\/@ end snippet/d' "$t/skeleton/src/03_ewise.c" ||
+        { rm -rf "$t"; return 1; }
+    if grep -q -e 'nd_not_implemented("nd_binary", 3)' -e '//@ snippet' "$t/skeleton/src/03_ewise.c"; then
+        echo "the edit of the copy's skeleton/src/03_ewise.c did not apply"; rm -rf "$t"; return 1
+    fi
+    (cd "$t" && make -s docs-snippets &&
+        DOCS_SKELETON=build/docs/skeleton python3 docs/site.py --out site-edited &&
+        diff -r site-unedited site-edited &&
+        echo "the pages are those of the unedited tree" &&
+        python3 docs/examples.py prepare) &&
+        diff -r skeleton "$t/build/docs/examples/workbook-skeleton/skeleton" &&
+        echo "the examples' workbook holds the skeleton as shipped, not the edited one"
+    local rc=$?
+    rm -rf "$t"
+    return $rc
+}
+run "make docs in a tree whose lesson files are edited: snippets, pages and examples take the skeleton as shipped" \
+    docs_edited_tree
 run "make docs-check (snippets, figures, pages in Chromium)" make docs-check
 run "make epub-check (the EPUB of the lessons and guides, epubcheck clean)" make epub-check
 

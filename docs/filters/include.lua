@@ -40,7 +40,9 @@ named by metadata `code-list` (one path a line).
 
 Metadata read: root (the repository, default "."), edition, pages (a
 space-separated list of the site's source paths, relative to root),
-code-list.
+code-list.  Environment read: DOCS_SKELETON, the folder that skeleton/...
+is read from (docs/docs.mk: the skeleton as shipped, generated from
+solution/), when set.
 ]]
 
 local root = "."
@@ -57,6 +59,20 @@ local function fail(msg)
   os.exit(1)
 end
 
+-- Where a repository path is read from: the skeleton's files from
+-- $DOCS_SKELETON when it is set (docs/docs.mk sets it to the skeleton as
+-- shipped, generated from solution/, so that a student's edited skeleton/
+-- is never shown or needed), every other one from root.  Pages still name
+-- them skeleton/...
+local skeleton_dir = os.getenv("DOCS_SKELETON")
+if skeleton_dir == "" then skeleton_dir = nil end
+local function source_path(rel)
+  if skeleton_dir and rel:sub(1, 9) == "skeleton/" then
+    return skeleton_dir .. "/" .. rel:sub(10)
+  end
+  return root .. "/" .. rel
+end
+
 local function read_lines(path)
   local f = io.open(path, "r")
   if not f then return nil end
@@ -71,7 +87,7 @@ local file_cache = {}
 local function tree_files(tree)
   if file_cache[tree] then return file_cache[tree] end
   local files = {}
-  local p = io.popen('ls -1 "' .. root .. "/" .. tree .. '/src" 2>/dev/null')
+  local p = io.popen('ls -1 "' .. source_path(tree .. "/src") .. '" 2>/dev/null')
   if p then
     for name in p:lines() do
       if name:match("%.c$") or name:match("%.cu$") or name:match("%.h$") or name:match("%.cuh$") then
@@ -98,7 +114,7 @@ end
 -- whether it contains a solution region.
 local function snippet(tree, name)
   for _, rel in ipairs(tree_files(tree)) do
-    local lines = read_lines(root .. "/" .. rel)
+    local lines = read_lines(source_path(rel))
     if lines then
       local first
       for i, line in ipairs(lines) do

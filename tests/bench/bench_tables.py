@@ -15,10 +15,21 @@ Each table sits between two marker lines of its file,
 
 so `make bench-record` keeps the text true to the recorded data, and
 `make check` (--check) fails when someone edits one without the other.
+
+A figure inside a sentence of a lesson is made the same way, inline:
+
+    memory moves <!-- bench-cpu:memcpy -->21–26 GB/s<!-- /bench-cpu --> here
+
+(FIGURES below: each name's text, from the TSV and, for the H100's
+nameplate bandwidth, lessons/data/model-validation.tsv).  And --check
+fails when a lesson states a speed outside these generated places (a
+figure in GB/s, GFLOP/s or the like, "N× NumPy", "N% of memcpy", "N times
+faster"): every speed a lesson gives comes from lessons/data/.
 """
 import argparse
 import csv
 import difflib
+import math
 import os
 import re
 import sys
@@ -161,6 +172,107 @@ def matmul_table(header, rows):
     return out
 
 
+def sig2(x):
+    """x to two significant figures: 4395 -> '4400', 6.42 -> '6.4', 0.742 -> '0.74'."""
+    d = math.floor(math.log10(abs(x))) if x else 0
+    return '%d' % round(x, 1 - d) if d >= 1 else '%.*f' % (1 - d, x)
+
+
+def memcpy_rates(rows):
+    """memcpy's GB/s in each round that timed a case against it."""
+    rates = [r['rate'] / r['ratio'] for r in rows
+             if r['unit'] == 'GB/s' and r['baseline'] == 'memcpy' and r['ratio'] > 0]
+    if not rates:
+        sys.exit('bench_tables.py: no row of the TSV is timed against memcpy')
+    return rates
+
+
+def nameplate_gbs():
+    """The H100 SXM's nameplate DRAM bandwidth, GB/s, as
+    lessons/data/model-validation.tsv's header gives it."""
+    path = os.path.join(ROOT, 'lessons', 'data', 'model-validation.tsv')
+    with open(path) as f:
+        m = re.search(r'nameplate (\d+) GB/s', f.read())
+    if not m:
+        sys.exit('bench_tables.py: %s names no "nameplate N GB/s"' % path)
+    return float(m.group(1))
+
+
+def matmul_rate(rows, case, n=1024):
+    return find(rows, 'matmul', case, '%dx%dx%d' % (n, n, n))['rate']
+
+
+# The figures that lessons state inside sentences: name -> text.  Lesson 5
+# reasons from memcpy's bandwidth: a matmul of n = 1024 needs n/6 = 171
+# flops per byte of memory traffic, the naive loop does 2 flops per 8
+# bytes; lesson 6 sets it beside the H100's.
+FIGURES = {
+    'memcpy': lambda rows: '%.0f–%.0f GB/s' % (min(memcpy_rates(rows)), max(memcpy_rates(rows))),
+    'matmul-feed': lambda rows: '%s GFLOP/s' % sig2(1024 / 6 * max(memcpy_rates(rows))),
+    'naive-cap': lambda rows: '%s GFLOP/s' % sig2(0.25 * max(memcpy_rates(rows))),
+    'naive-1024': lambda rows: '%s GFLOP/s' % sig2(matmul_rate(rows, 'naive (nd_matmul_naive)')),
+    'openblas-vs-naive-1024': lambda rows: '%s times' % sig2(
+        matmul_rate(rows, 'OpenBLAS sgemm, 1 thread') / matmul_rate(rows, 'naive (nd_matmul_naive)')),
+    'h100-nameplate': lambda rows: '%.2f TB/s' % (nameplate_gbs() / 1000),
+    'h100-vs-memcpy': lambda rows: '%s–%s times' % (sig2(nameplate_gbs() / max(memcpy_rates(rows))),
+                                                    sig2(nameplate_gbs() / min(memcpy_rates(rows)))),
+}
+INLINE = re.compile(r'<!-- bench-cpu:([A-Za-z0-9_-]+) -->(.*?)<!-- /bench-cpu -->')
+LESSONS = os.path.join(ROOT, 'lessons')
+
+# What a speed looks like in a sentence.
+NUM = r'(?:\d[\d.,]*|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|' \
+      r'thirty|fifty|a hundred|hundred|a thousand|thousand)'
+SPEED = re.compile(
+    r'\b%s(?:\s*[–-]\s*%s)?\s*(?:[kKMGTP]i?B/s|[MGTP]?FLOP/s|[MGT]FLOPS|flops/s)'
+    r'|\b%s\s*(?:×|x|times)\s+(?:faster|slower|quicker|NumPy|naive|memcpy|OpenBLAS|the naive|'
+    r'as fast|more bandwidth)'
+    r'|\b%s\s*%%\s+of\s+(?:memcpy|OpenBLAS|the copy|a copy|copy|peak|nameplate)'
+    % (NUM, NUM, NUM, NUM), re.I)
+
+
+def inline_figures(text, rows, path):
+    """text with every inline figure made anew; exits on an unknown name."""
+    def made(m):
+        if m.group(1) not in FIGURES:
+            sys.exit('bench_tables.py: %s: no figure named %r (FIGURES of %s: %s)' % (
+                path, m.group(1), os.path.relpath(__file__, ROOT), ', '.join(sorted(FIGURES))))
+        return '<!-- bench-cpu:%s -->%s<!-- /bench-cpu -->' % (m.group(1), FIGURES[m.group(1)](rows))
+    return INLINE.sub(made, text)
+
+
+def stray_speeds(rel, text):
+    """'path:line: text' for each speed the lesson states outside a
+    generated table or figure and outside code blocks."""
+    prose, fence, in_block = [], None, False
+    for line in text.split('\n'):
+        m = re.match(r'^\s*(```+|~~~+)', line)
+        if fence:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                fence = None
+            prose.append('')
+            continue
+        if m:
+            fence = m.group(1)
+            prose.append('')
+            continue
+        if re.match(r'^<!-- bench-cpu [A-Za-z0-9_-]+: .*-->$', line):
+            in_block = True
+        if in_block:
+            in_block = not line.startswith('<!-- end bench-cpu ')
+            prose.append('')
+            continue
+        prose.append(INLINE.sub(' ', re.sub(r'`[^`]*`', ' ', line)))
+    out = []
+    for i, line in enumerate(prose):
+        # with the next line, for a figure that a line break splits
+        both = line + ' ' + (prose[i + 1] if i + 1 < len(prose) else '')
+        for hit in SPEED.finditer(both):
+            if hit.start() < len(line):
+                out.append('%s:%d: %s' % (rel, i + 1, ' '.join(hit.group(0).split())))
+    return out
+
+
 TABLES = [('README.md', 'readme', readme_table), ('lessons/02-compact.md', 'steps', steps_table),
           ('lessons/05-matmul.md', 'matmul', matmul_table)]
 
@@ -190,26 +302,40 @@ def main():
             print('%s, table %s:\n%s\n' % (rel, name, '\n'.join(make(header, rows))))
         return 0
     stale = 0
+    files = {}
     for rel, name, make in TABLES:
+        files.setdefault(rel, []).append((name, make))
+    for f in sorted(os.listdir(LESSONS)):
+        if f.endswith('.md'):
+            files.setdefault(os.path.join('lessons', f), [])
+    strays = []
+    for rel, tables in files.items():
         path = os.path.join(ROOT, rel)
         with open(path) as f:
             old = f.read()
-        new = replace_block(old, name, make(header, rows), rel)
+        new = inline_figures(old, rows, rel)
+        for name, make in tables:
+            new = replace_block(new, name, make(header, rows), rel)
+        if rel.startswith('lessons'):
+            strays += stray_speeds(rel, new)
         if new == old:
             continue
         if args.write:
             with open(path, 'w') as f:
                 f.write(new)
-            print('bench_tables.py: rewrote the %s table of %s' % (name, rel))
+            print('bench_tables.py: rewrote the tables and figures of %s' % rel)
         else:
             stale += 1
             sys.stdout.writelines(difflib.unified_diff(
                 old.splitlines(True), new.splitlines(True), rel, rel + ' (from ' + args.tsv + ')'))
     if stale:
-        print('bench_tables.py: %d table(s) differ from %s: run make bench-record, or '
-              'tests/bench/bench_tables.py --write %s' % (stale, args.tsv, args.tsv))
-        return 1
-    return 0
+        print('bench_tables.py: the tables or figures of %d file(s) differ from %s: run make '
+              'bench-record, or tests/bench/bench_tables.py --write %s' % (stale, args.tsv, args.tsv))
+    if strays:
+        print('bench_tables.py: %d speed(s) stated in a lesson without committed data behind '
+              'them; each must be generated from lessons/data/ (an inline figure: FIGURES of '
+              'tests/bench/bench_tables.py) or go:\n  %s' % (len(strays), '\n  '.join(strays)))
+    return 1 if stale or strays else 0
 
 
 if __name__ == '__main__':
