@@ -204,6 +204,7 @@ static void read_shared_arrays(void)
                 if (!(in.sh_flags & SHF_WRITE) || !(in.sh_flags & SHF_ALLOC) || (in.sh_flags & SHF_TLS)) continue;
                 const char *name = str + y.st_name;
                 if (strncmp(name, "_ZZ", 3) != 0) continue;
+                if (strstr(name, "ndemu_shared_epoch_")) continue; /* NDEMU_SHARED's, not the kernel's */
                 std::string pretty;
                 type_name(name, pretty);
                 g_shared.push_back(SharedArray{bias + y.st_value, bias + y.st_value + y.st_size, 0, pretty});
