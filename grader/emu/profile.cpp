@@ -106,6 +106,7 @@ struct ShadowByte {
     uint32_t wsite, rsite;
     uint16_t wtid, rtid;
     bool rmany;               /* several threads read in repoch */
+    uint32_t iblock;          /* initcheck: the block (Prof::block_epoch) that last wrote it */
 };
 
 struct Prof {
@@ -131,6 +132,7 @@ struct Prof {
     /* racecheck */
     std::vector<ShadowByte> shadow;               /* static section, then dynamic */
     uint32_t epoch = 1;                           /* barrier intervals, program-wide */
+    uint32_t block_epoch = 0;                     /* P.epoch when this block began */
     std::vector<uint32_t> warp_epoch;             /* per warp: __syncwarp and shuffles */
     /* initcheck: bytes of each allocation written so far */
     std::map<uintptr_t, Bits> init;
@@ -375,7 +377,11 @@ static void new_interval(void)
     P.epoch++;
 }
 
-static void prof_block_begin(void) { new_interval(); }
+static void prof_block_begin(void)
+{
+    new_interval();
+    g_prof.block_epoch = g_prof.epoch;
+}
 static void prof_block_end(void) { new_interval(); }
 
 static void prof_barrier(void)
@@ -598,6 +604,34 @@ static void race_report(const char *what, uint32_t site_a, int tid_a, uint32_t s
                     n == 1 ? "" : "s");
 }
 
+/* initcheck on shared memory: a read of a byte no thread of this block
+ * wrote (on a GPU, whatever the last block on that SM left there). */
+static void shared_init_report(uintptr_t a, size_t n, uint32_t site, const SharedArray *sa)
+{
+    Prof &P = g_prof;
+    char me[128], where[300];
+    describe_thread(me, sizeof me, g_tid);
+    std::string line = pc_line(P.sites[site].pc);
+    if (sa)
+        snprintf(where, sizeof where, "byte %zu of __shared__ %s", (size_t)(a - sa->lo), sa->name.c_str());
+    else
+        snprintf(where, sizeof where, "byte %zu of the dynamic shared memory", (size_t)(a - (uintptr_t)g_dynamic_shared));
+    sanitizer_fault(cudaErrorLaunchFailure,
+                    "initcheck: kernel '%s' (launched at %s:%d): %s reads %zu byte%s of shared memory at "
+                    "%s (%s), and no thread of its block has written it: shared memory starts "
+                    "uninitialised on a GPU (the emulator fills it with 0xff bytes)",
+                    g_block.info->kernel, base_name(g_block.info->file), g_block.info->line, me, n,
+                    n == 1 ? "" : "s", line.c_str(), where);
+}
+
+static void shared_written(uintptr_t a, size_t n, const SharedArray *sa)
+{
+    Prof &P = g_prof;
+    if (P.shadow.empty()) P.shadow.assign(g_shared_bytes + kMaxDynamicShared, ShadowByte());
+    size_t i0 = shared_index(a, sa);
+    for (size_t i = i0; i < i0 + n && i < P.shadow.size(); i++) P.shadow[i].iblock = P.block_epoch;
+}
+
 static void race_check(uintptr_t a, size_t n, bool write, uint32_t site, const SharedArray *sa)
 {
     Prof &P = g_prof;
@@ -607,6 +641,13 @@ static void race_check(uintptr_t a, size_t n, bool write, uint32_t site, const S
     size_t i0 = shared_index(a, sa);
     for (size_t i = i0; i < i0 + n && i < P.shadow.size(); i++) {
         ShadowByte &s = P.shadow[i];
+        if (write) {
+            s.iblock = P.block_epoch;
+        } else if (g_ps.init && s.iblock != P.block_epoch) {
+            shared_init_report(a, n, site, sa);
+            return;
+        }
+        if (!g_ps.race) continue;
         /* ordered: an earlier barrier interval, or the same warp after a
          * __syncwarp/shuffle, or the same thread */
         bool w_conc = s.wepoch == P.epoch && s.wtid != me &&
@@ -811,7 +852,7 @@ static void on_access(uintptr_t a, size_t n, bool write, uintptr_t pc)
     }
     uint32_t site = site_id(pc, space, write, n);
     int me = g_tid;
-    if (space == kShared && g_ps.race) race_check(a, n, write, site, sa);
+    if (space == kShared && (g_ps.race || g_ps.init)) race_check(a, n, write, site, sa);
     if (space == kGlobal) {
         if (g_ps.init) init_check(a, n, write, base, size, site);
         if (!write) P.ld_bytes[(size_t)me] += (uint32_t)n;
@@ -844,7 +885,9 @@ void atomic_access(const void *p, size_t n)
     uintptr_t a = (uintptr_t)p, base;
     size_t size;
     g_prof.cur.atomics++;
-    bool shared = shared_array(a) || a - (uintptr_t)g_dynamic_shared < sizeof g_dynamic_shared;
+    const SharedArray *sa = shared_array(a);
+    bool shared = sa || a - (uintptr_t)g_dynamic_shared < sizeof g_dynamic_shared;
+    if (shared) shared_written(a, n, sa); /* initcheck: an atomic writes it */
     if (shared || a - (uintptr_t)g_cur->stack_lo < g_cur->stack_size) return;
     if (find_alloc(a, n, &base, &size)) {
         if (g_ps.init) init_check(a, n, true, base, size, 0);
@@ -864,6 +907,26 @@ static int launch_registers(const LaunchInfo &info)
     if (!g_regs_read) {
         g_regs_read = true;
         const char *path = getenv("NDEMU_REGISTERS");
+        /* Unset: ndemu-registers.tsv beside the program or one folder up,
+         * which make build writes with nvcc installed (set it empty for
+         * none). */
+        std::string found;
+        if (!path) {
+            char exe[4096];
+            ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+            if (k > 0) {
+                exe[k] = '\0';
+                std::string d(exe);
+                for (int up = 0; up < 2 && found.empty(); up++) {
+                    size_t slash = d.rfind('/');
+                    if (slash == std::string::npos) break;
+                    d.erase(slash);
+                    std::string c = d + "/ndemu-registers.tsv";
+                    if (access(c.c_str(), R_OK) == 0) found = c;
+                }
+            }
+            if (!found.empty()) path = found.c_str();
+        }
         if (path && *path) {
             FILE *f = fopen(path, "r");
             if (!f) {
