@@ -133,6 +133,18 @@ struct Prof {
     std::vector<ShadowByte> shadow;               /* static section, then dynamic */
     uint32_t epoch = 1;                           /* barrier intervals, program-wide */
     uint32_t block_epoch = 0;                     /* P.epoch when this block began */
+    /* initcheck on shared memory: the first read of a byte no thread of
+     * the block wrote, reported at the end of its barrier interval unless
+     * racecheck reports it first (a write by another thread in the same
+     * interval: a missing barrier, which is the better message) */
+    struct {
+        bool on;
+        uintptr_t a;
+        size_t n;
+        uint32_t site;
+        int tid;
+        const void *sa;
+    } pend = {};
     std::vector<uint32_t> warp_epoch;             /* per warp: __syncwarp and shuffles */
     /* initcheck: bytes of each allocation written so far */
     std::map<uintptr_t, Bits> init;
@@ -377,15 +389,23 @@ static void new_interval(void)
     P.epoch++;
 }
 
+static void flush_shared_init(void);
+
 static void prof_block_begin(void)
 {
     new_interval();
     g_prof.block_epoch = g_prof.epoch;
+    g_prof.pend.on = false;
 }
-static void prof_block_end(void) { new_interval(); }
+static void prof_block_end(void)
+{
+    flush_shared_init();
+    new_interval();
+}
 
 static void prof_barrier(void)
 {
+    flush_shared_init();
     g_prof.cur.barriers++;
     new_interval();
 }
@@ -606,22 +626,34 @@ static void race_report(const char *what, uint32_t site_a, int tid_a, uint32_t s
 
 /* initcheck on shared memory: a read of a byte no thread of this block
  * wrote (on a GPU, whatever the last block on that SM left there). */
-static void shared_init_report(uintptr_t a, size_t n, uint32_t site, const SharedArray *sa)
+static void shared_init_report(uintptr_t a, size_t n, uint32_t site, const SharedArray *sa, int tid)
 {
     Prof &P = g_prof;
     char me[128], where[300];
-    describe_thread(me, sizeof me, g_tid);
+    describe_thread(me, sizeof me, tid);
     std::string line = pc_line(P.sites[site].pc);
     if (sa)
         snprintf(where, sizeof where, "byte %zu of __shared__ %s", (size_t)(a - sa->lo), sa->name.c_str());
     else
         snprintf(where, sizeof where, "byte %zu of the dynamic shared memory", (size_t)(a - (uintptr_t)g_dynamic_shared));
-    sanitizer_fault(cudaErrorLaunchFailure,
+    vkernel_fault_f(cudaErrorLaunchFailure,
                     "initcheck: kernel '%s' (launched at %s:%d): %s reads %zu byte%s of shared memory at "
                     "%s (%s), and no thread of its block has written it: shared memory starts "
                     "uninitialised on a GPU (the emulator fills it with 0xff bytes)",
                     g_block.info->kernel, base_name(g_block.info->file), g_block.info->line, me, n,
                     n == 1 ? "" : "s", line.c_str(), where);
+}
+
+/* At a barrier or the block's end: the pending uninitialised read, if
+ * racecheck did not report it (a fault of the launch, without a thread to
+ * stop: the caller abandons the block). */
+static void flush_shared_init(void)
+{
+    Prof &P = g_prof;
+    if (!P.pend.on) return;
+    P.pend.on = false;
+    if (g_block.error) return;
+    shared_init_report(P.pend.a, P.pend.n, P.pend.site, (const SharedArray *)P.pend.sa, P.pend.tid);
 }
 
 static void shared_written(uintptr_t a, size_t n, const SharedArray *sa)
@@ -643,9 +675,9 @@ static void race_check(uintptr_t a, size_t n, bool write, uint32_t site, const S
         ShadowByte &s = P.shadow[i];
         if (write) {
             s.iblock = P.block_epoch;
-        } else if (g_ps.init && s.iblock != P.block_epoch) {
-            shared_init_report(a, n, site, sa);
-            return;
+        } else if (g_ps.init && s.iblock != P.block_epoch && !P.pend.on) {
+            P.pend.on = true;
+            P.pend.a = a, P.pend.n = n, P.pend.site = site, P.pend.tid = me, P.pend.sa = sa;
         }
         if (!g_ps.race) continue;
         /* ordered: an earlier barrier interval, or the same warp after a

@@ -61,7 +61,10 @@ model-validation: $(PROF)/transpose_study ## the performance model against publi
 
 profile-data: $(PROF)/profile_cases ## lessons/data/profile.tsv and profile-l6.txt, profile-l7.txt (the lessons' profiles)
 	@mkdir -p $(or $(OUT),lessons/data)
-	@for l in 6 7; do $(PROF)/profile_cases -l $$l -t $(PROF)/profile-l$$l.tsv \
+	@# without ptxas's registers (NDEMU_REGISTERS empty: not the table make
+	@# build writes beside the runners), so the data are the same with or
+	@# without nvcc
+	@for l in 6 7; do NDEMU_REGISTERS= $(PROF)/profile_cases -l $$l -t $(PROF)/profile-l$$l.tsv \
 	  >$(or $(OUT),lessons/data)/profile-l$$l.txt || exit 1; done
 	@cat $(PROF)/profile-l6.tsv >$(or $(OUT),lessons/data)/profile.tsv
 	@grep -v '^#\|^case' $(PROF)/profile-l7.tsv >>$(or $(OUT),lessons/data)/profile.tsv

@@ -214,6 +214,18 @@ if build registers opt "$OPT"; then
             esac
         done <"$out/registers.opt.out"
     done
+    # No NDEMU_REGISTERS: the table beside the program or one folder up
+    # (make build writes build/TREE/ndemu-registers.tsv with nvcc installed).
+    mkdir -p "$out/regdir/bin"
+    cp "$out/registers.opt" "$out/regdir/bin/"
+    printf 'fat(float*)\t128\t0\n' >"$out/regdir/ndemu-registers.tsv"
+    env -u NDEMU_REGISTERS "$out/regdir/bin/registers.opt" 128 >"$out/registers.dflt.out" 2>&1
+    while IFS= read -r line; do
+        case $line in
+        "ok "*) ok "[opt] registers (ndemu-registers.tsv found by default): ${line#ok }" ;;
+        "not ok "*) bad "[opt] registers (ndemu-registers.tsv found by default): ${line#not ok }" ;;
+        esac
+    done <"$out/registers.dflt.out"
 else
     bad "[opt] registers.cu does not build:"; cat "$out/registers.opt.log"
 fi
