@@ -994,37 +994,26 @@ static bool pointer_args_ok(const LaunchInfo &info, const PointerArg *ptrs, int 
     return true;
 }
 
-/* __launch_bounds__(N): kernel name (without namespace or template
- * arguments) -> N, where it was declared; N = -1 when two kernels of that
- * name declare different bounds (then neither is checked). */
-struct Bounds {
-    long long max;
-    const char *file;
-    int line;
-};
-static std::map<std::string, Bounds> *g_bounds_p;
-#define g_bounds forever(g_bounds_p)
+/* __launch_bounds__(N): the first thread of the launch to start finds too
+ * many threads per block and fails the launch (cudaErrorLaunchOutOfResources,
+ * not sticky, as a GPU's refusal is) before any thread has done anything. */
+int g_block_threads = 0;
 
-int launch_bounds(const char *kernel, long long max_threads, const char *file, int line)
+void launch_bounds_fail(long long max_threads, const char *file, int line)
 {
-    auto it = g_bounds.find(kernel);
-    if (it == g_bounds.end())
-        g_bounds[kernel] = Bounds{max_threads, file, line};
-    else if (it->second.max != max_threads)
-        it->second.max = -1;
-    return 0;
-}
-
-/* "ns::k<float, 4>" -> "k" */
-static std::string kernel_base(const char *k)
-{
-    std::string s(k);
-    size_t lt = s.find('<');
-    if (lt != std::string::npos) s.resize(lt);
-    size_t c = s.rfind("::");
-    if (c != std::string::npos) s.erase(0, c + 2);
-    while (!s.empty() && s.back() == ' ') s.pop_back();
-    return s;
+    Block &b = g_block;
+    if (!g_in_launch || !g_cur || b.error) return;
+    const LaunchInfo &info = *b.info;
+    set_message(false,
+                "launch of kernel '%s' at %s:%d with %d threads per block: the kernel is declared "
+                "__launch_bounds__(%lld) at %s:%d, so a GPU refuses more than %lld threads per block "
+                "(ptxas fits its registers to that bound); launch at most %lld, or raise the bound",
+                info.kernel, base_name(info.file), info.line, b.n, max_threads, base_name(file), line,
+                max_threads, max_threads);
+    g_last = cudaErrorLaunchOutOfResources;
+    b.error = true;
+    b.state[(size_t)g_tid] = kFaulted;
+    wait_here(); /* never returns: the launch is abandoned */
 }
 
 /* The order blocks run in: shuffled, from a seed (NDEMU_SEED, default 1;
@@ -1181,18 +1170,6 @@ void run_launch(const LaunchInfo &info, Thunk thunk, void *ctx, size_t ctx_size,
             return;
         }
     }
-    if (!g_bounds.empty()) {
-        auto it = g_bounds.find(kernel_base(k));
-        if (it != g_bounds.end() && it->second.max > 0 && nthreads > (unsigned long long)it->second.max) {
-            fail(cudaErrorLaunchOutOfResources,
-                 "launch of kernel '%s' at %s:%d with %llu threads per block: the kernel is declared "
-                 "__launch_bounds__(%lld) at %s:%d, so a GPU refuses more than %lld threads per block "
-                 "(ptxas fits its registers to that bound); launch at most %lld, or raise the bound",
-                 k, where, info.line, nthreads, it->second.max, base_name(it->second.file),
-                 it->second.line, it->second.max, it->second.max);
-            return;
-        }
-    }
     if (!pointer_args_ok(info, ptrs, nptrs)) return; /* the kernel does not run */
 #ifdef NDEMU_ASAN
     __asan_unpoison_memory_region(g_dynamic_shared, info.shmem);
@@ -1204,6 +1181,7 @@ void run_launch(const LaunchInfo &info, Thunk thunk, void *ctx, size_t ctx_size,
     b.thunk = thunk;
     b.ctx = ctx;
     b.n = n;
+    g_block_threads = n;
     b.error = false;
     b.tidx.resize((size_t)n);
     for (int t = 0; t < n; t++)

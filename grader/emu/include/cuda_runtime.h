@@ -434,9 +434,15 @@ NDEMU_ATOMIC_FN void shared_fresh(void *p, size_t n, unsigned long long *epoch, 
         shared_first(p, n, file, line);
     }
 }
-/* __launch_bounds__(N) (cu2cpp.py registers each with its kernel's name):
- * a launch of more than N threads per block fails, as on a GPU. */
-int launch_bounds(const char *kernel, long long max_threads, const char *file, int line);
+/* __launch_bounds__(N) (cu2cpp.py adds the call at the top of the kernel's
+ * body): a launch of more than N threads per block fails before any thread
+ * does anything, as a GPU refuses it. */
+void launch_bounds_fail(long long max_threads, const char *file, int line);
+extern int g_block_threads;
+static inline void launch_bounds_check(long long max_threads, const char *file, int line)
+{
+    if (g_block_threads > max_threads) launch_bounds_fail(max_threads, file, line);
+}
 
 /* block barrier and warp rendezvous (emu.cpp) */
 int syncthreads(const char *file, int line, int kind, int pred);
