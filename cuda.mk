@@ -111,8 +111,13 @@ NVCC_SAN := $(call nvcc_host,$(SAN_CUDA_FLAGS))
 # library's warnings, in C++.
 EMU := grader/emu
 CXX ?= g++
+# -fsanitize=alignment: every typed load and store checks its address
+# against its type's alignment, and a misaligned one in a kernel (a float4
+# at an address that is not a multiple of 16) fails the launch with
+# cudaErrorMisalignedAddress and the line, as on a GPU (the emulator
+# supplies UBSan's handler: grader/emu/README.md).
 CXXFLAGS_CU := -std=c++17 -g -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla \
-	-Wmissing-declarations
+	-Wmissing-declarations -fsanitize=alignment
 
 ifeq ($(CUDA_MODE),gpu)
 CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart

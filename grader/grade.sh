@@ -376,7 +376,7 @@ compile_failure() {
 CC=${CC:-cc}
 CXX=${CXX:-g++}
 STUDENT_FLAGS=(-std=c11 -g -Wall -Wextra -D_POSIX_C_SOURCE=200809L)
-CU_FLAGS=(-std=c++17 -g -Wall -Wextra)
+CU_FLAGS=(-std=c++17 -g -Wall -Wextra -fsanitize=alignment) # misaligned accesses: cuda.mk
 # (-g1: the line tables and functions a sanitizer's report names, without
 # the variables' debug information, which made the sanitizer build of a
 # lesson 7 file take 28 s of CPU instead of 18)

@@ -19,6 +19,8 @@
 #include <cuda_runtime.h>
 
 #include <cerrno>
+#include <dlfcn.h>
+#include <string>
 #include <cstdarg>
 #include <ctime>
 #include <fenv.h>
@@ -407,6 +409,7 @@ struct Block {
 };
 
 static Block g_block;
+static size_t g_static_shared = 0; /* bytes of __shared__ arrays this block reached */
 static bool g_in_launch = false;
 static int g_tid = -1; /* linear id of the running thread in its block */
 
@@ -444,6 +447,14 @@ static void vkernel_fault(cudaError_t err, const char *fmt, va_list ap)
     g_block.error = true;
     g_sticky = err;
     g_last = err;
+}
+
+__attribute__((format(printf, 2, 3))) static void vkernel_fault_f(cudaError_t err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vkernel_fault(err, fmt, ap);
+    va_end(ap);
 }
 
 __attribute__((format(printf, 1, 2))) static void kernel_fault(const char *fmt, ...)
@@ -660,6 +671,9 @@ static void run_block(void)
     b.runq.clear();
     b.runq_head = 0;
     std::fill(b.state.begin(), b.state.end(), (unsigned char)kRunning);
+    g_block_epoch++;
+    g_static_shared = 0;
+    if (b.info->shmem) memset(dynamic_shared_base, 0xff, b.info->shmem);
     if (g_prof_on) prof_block_begin();
     Fiber *f = next_fiber();
     if (f) jump(nullptr, f); /* back when the block is finished or has failed */
@@ -767,6 +781,27 @@ NDEMU_HOT unsigned long long warp_op(const char *file, int line, const char *wha
             ri = open[oi];
             break;
         }
+    if (ri >= 0 && op != kSyncwarp) {
+        /* Every lane of the mask must execute the same shuffle, vote or
+         * ballot (CUDA: "the same intrinsic with the same mask"); lanes at
+         * two different ones (two sides of a branch) are undefined on a GPU
+         * (compute-sanitizer's synccheck). __syncwarp() may differ. */
+        const Rendezvous &r0 = b.rdv[(size_t)ri];
+        if (r0.what != what || !same_site(r0.file, r0.line, file, line)) {
+            char who2[128];
+            describe_thread(who, sizeof who, me);
+            describe_thread(who2, sizeof who2, w * 32 + __builtin_ctz(r0.arrived));
+            kernel_fault("divergent warp operation in kernel '%s': %s (lane %d of warp %d) calls %s() at "
+                         "%s:%d while %s waits at %s() at %s:%d with the same mask 0x%08x; every lane "
+                         "named in the mask must execute the same %s() (issue it once, outside the "
+                         "branch, or give each side a mask of its own lanes)",
+                         b.info->kernel, who, lane, w, what, base_name(file), line, who2, r0.what,
+                         base_name(r0.file), r0.line, mask, what);
+            b.state[(size_t)me] = kFaulted;
+            wait_here();
+            return value;
+        }
+    }
     if (ri < 0) {
         if (!b.rdv_free.empty()) {
             ri = b.rdv_free.back();
@@ -865,6 +900,34 @@ long long clock_ticks()
 alignas(256) static unsigned char g_dynamic_shared[kMaxDynamicShared];
 unsigned char *const dynamic_shared_base = g_dynamic_shared;
 
+/* Shared memory is uninitialised on a GPU: each block starts with every
+ * byte of its shared memory 0xff (a float NaN, an integer -1), so a read of
+ * a slot no thread wrote gives a visibly wrong answer.  Static __shared__
+ * arrays are filled when the first thread of the block reaches their
+ * declaration (NDEMU_SHARED, added by cu2cpp.py), dynamic shared memory
+ * when the block starts. */
+unsigned long long g_block_epoch = 1;
+static const size_t kMaxStaticShared = 48 * 1024;
+
+void shared_first(void *p, size_t n, const char *file, int line)
+{
+    memset(p, 0xff, n);
+    g_static_shared += n;
+    if (g_in_launch && g_cur && g_static_shared > kMaxStaticShared && !g_block.error) {
+        char who[128];
+        describe_thread(who, sizeof who, g_tid);
+        vkernel_fault_f(cudaErrorLaunchOutOfResources,
+                        "kernel '%s' (launched at %s:%d) uses %zu bytes of static __shared__ memory "
+                        "(the array declared at %s:%d brings it past 48 KiB); ptxas refuses a kernel "
+                        "whose static shared memory exceeds 48 KiB (49152 bytes): use dynamic shared "
+                        "memory (extern __shared__) and cudaFuncSetAttribute for more",
+                        g_block.info->kernel, base_name(g_block.info->file), g_block.info->line,
+                        g_static_shared, base_name(file), line);
+        g_block.state[(size_t)g_tid] = kFaulted;
+        wait_here();
+    }
+}
+
 /* ------------------------------------------------------------------------
  * Launch
  * --------------------------------------------------------------------- */
@@ -929,6 +992,103 @@ static bool pointer_args_ok(const LaunchInfo &info, const PointerArg *ptrs, int 
         return false;
     }
     return true;
+}
+
+/* __launch_bounds__(N): the first thread of the launch to start finds too
+ * many threads per block and fails the launch (cudaErrorLaunchOutOfResources,
+ * not sticky, as a GPU's refusal is) before any thread has done anything. */
+int g_block_threads = 0;
+
+void launch_bounds_fail(long long max_threads, const char *file, int line)
+{
+    Block &b = g_block;
+    if (!g_in_launch || !g_cur || b.error) return;
+    const LaunchInfo &info = *b.info;
+    set_message(false,
+                "launch of kernel '%s' at %s:%d with %d threads per block: the kernel is declared "
+                "__launch_bounds__(%lld) at %s:%d, so a GPU refuses more than %lld threads per block "
+                "(ptxas fits its registers to that bound); launch at most %lld, or raise the bound",
+                info.kernel, base_name(info.file), info.line, b.n, max_threads, base_name(file), line,
+                max_threads, max_threads);
+    g_last = cudaErrorLaunchOutOfResources;
+    b.error = true;
+    b.state[(size_t)g_tid] = kFaulted;
+    wait_here(); /* never returns: the launch is abandoned */
+}
+
+/* The order blocks run in: shuffled, from a seed (NDEMU_SEED, default 1;
+ * "random": from the clock, printed) and the launch's number in the
+ * process, so that a rerun of the same program (or test) runs them in the
+ * same order.  Races between blocks that a fixed order x, y, z hides
+ * ("block 0 stores before the others add", "the last block sums the
+ * partials") then give wrong answers.  Small grids are shuffled fully, big
+ * ones run in a rotated (and maybe reversed) order, which keeps memory
+ * locality; either way block 0 never runs first nor the last block last. */
+static unsigned long long g_seed = 0;
+static bool g_seed_read = false;
+static unsigned long long g_launch_no = 0;
+static std::vector<unsigned> *g_order_p;
+#define g_order forever(g_order_p)
+
+static unsigned long long splitmix(unsigned long long &x)
+{
+    unsigned long long z = (x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static unsigned long long block_seed(void)
+{
+    if (!g_seed_read) {
+        g_seed_read = true;
+        g_seed = 1;
+        const char *e = getenv("NDEMU_SEED");
+        if (e && strcmp(e, "random") == 0) {
+            g_seed = (unsigned long long)clock_ticks() ^ ((unsigned long long)getpid() << 32);
+            fprintf(stderr, "ndemu: blocks run in a shuffled order: NDEMU_SEED=%llu reproduces it\n", g_seed);
+        } else if (e && *e) {
+            g_seed = strtoull(e, nullptr, 0);
+        }
+    }
+    return g_seed;
+}
+
+struct BlockOrder {
+    unsigned long long total = 1, offset = 0;
+    bool full = false, reverse = false;
+    unsigned long long at(unsigned long long i) const
+    {
+        if (full) return g_order[(size_t)i];
+        unsigned long long j = (offset + i) % total;
+        return reverse ? total - 1 - j : j;
+    }
+};
+
+static void block_order(BlockOrder &o, unsigned long long total)
+{
+    unsigned long long x = block_seed() ^ (++g_launch_no * 0xd1b54a32d192ed03ull);
+    o.total = total;
+    o.full = false;
+    o.reverse = false;
+    o.offset = 0;
+    if (total < 2) return;
+    if (total == 2) {
+        o.reverse = true;
+        return;
+    }
+    if (total <= 4096) {
+        std::vector<unsigned> &v = g_order;
+        v.resize((size_t)total);
+        for (unsigned i = 0; i < (unsigned)total; i++) v[i] = i;
+        for (size_t i = (size_t)total - 1; i > 0; i--) std::swap(v[i], v[(size_t)(splitmix(x) % (i + 1))]);
+        if (v[0] == 0) std::swap(v[0], v[1 + (size_t)(splitmix(x) % (total - 1))]);
+        if (v[(size_t)total - 1] == total - 1) std::swap(v[(size_t)total - 1], v[1 + (size_t)(splitmix(x) % (total - 2))]);
+        o.full = true;
+        return;
+    }
+    o.reverse = splitmix(x) & 1;
+    o.offset = 1 + splitmix(x) % (total - 2);
 }
 
 void run_launch(const LaunchInfo &info, Thunk thunk, void *ctx, size_t ctx_size, const PointerArg *ptrs,
@@ -1021,6 +1181,7 @@ void run_launch(const LaunchInfo &info, Thunk thunk, void *ctx, size_t ctx_size,
     b.thunk = thunk;
     b.ctx = ctx;
     b.n = n;
+    g_block_threads = n;
     b.error = false;
     b.tidx.resize((size_t)n);
     for (int t = 0; t < n; t++)
@@ -1039,15 +1200,24 @@ void run_launch(const LaunchInfo &info, Thunk thunk, void *ctx, size_t ctx_size,
     fenv_t fenv; /* the host's floating-point environment, restored after the kernel */
     fegetenv(&fenv);
     g_in_launch = true;
-    for (unsigned z = 0; z < g.z && !b.error; z++)
-        for (unsigned y = 0; y < g.y && !b.error; y++)
-            for (unsigned x = 0; x < g.x && !b.error; x++) {
-                g_builtins.block_idx = uint3{x, y, z};
-                run_block();
-                for (auto &o : b.open) o.clear();
-                b.rdv.clear();
-                b.rdv_free.clear();
-            }
+    unsigned long long nblocks = (unsigned long long)g.x * g.y * g.z;
+    BlockOrder order;
+    block_order(order, nblocks);
+    unsigned long long launch_no = g_launch_no;
+    for (unsigned long long i = 0; i < nblocks && !b.error; i++) {
+        unsigned long long j = order.at(i);
+        g_builtins.block_idx = uint3{(unsigned)(j % g.x), (unsigned)(j / g.x % g.y), (unsigned)(j / g.x / g.y)};
+        run_block();
+        for (auto &o : b.open) o.clear();
+        b.rdv.clear();
+        b.rdv_free.clear();
+    }
+    if (b.error && nblocks > 1) {
+        size_t len = strlen(g_message);
+        snprintf(g_message + len, sizeof g_message - len,
+                 " [blocks ran in a shuffled order: NDEMU_SEED=%llu, launch %llu of the process]", g_seed,
+                 launch_no);
+    }
     g_in_launch = false;
     fesetenv(&fenv);
     g_tid = -1;
@@ -1613,6 +1783,89 @@ cudaError_t cudaRuntimeGetVersion(int *v)
     return cudaSuccess;
 }
 
+} /* extern "C" */
+
+/* ------------------------------------------------------------------------
+ * Misaligned accesses, in every build
+ * --------------------------------------------------------------------- */
+/* The emulator's builds compile .cu files with -fsanitize=alignment
+ * (cuda.mk's CXXFLAGS_CU; grade.sh; the sanitizer build has it in
+ * -fsanitize=undefined): the compiler checks each typed load and store's
+ * address against its type's alignment and calls UBSan's handler, which
+ * the emulator supplies.  A misaligned access in a kernel (a float4 load
+ * from an address that is not a multiple of 16) is a fault of the launch,
+ * cudaErrorMisalignedAddress, as on a GPU, naming the line; anywhere else
+ * it goes to UBSan's own handler where UBSan is linked, else is reported on
+ * stderr (and aborts in the _abort form). */
+namespace ndemu {
+struct UbsanLocation {
+    const char *file;
+    unsigned line, column;
+};
+struct UbsanType {
+    unsigned short kind, info;
+    char name[1];
+};
+struct UbsanTypeMismatch {
+    UbsanLocation loc;
+    const UbsanType *type;
+    unsigned char log_alignment;
+    unsigned char check_kind;
+};
+
+static void type_mismatch(UbsanTypeMismatch *d, uintptr_t ptr, bool abort_it)
+{
+    static const char *const kinds[] = {"load of", "store to", "reference binding to", "member access within",
+                                        "member call on", "constructor call on", "downcast of", "downcast of",
+                                        "upcast of", "cast to virtual base of"};
+    const char *what = d->check_kind < sizeof kinds / sizeof kinds[0] ? kinds[d->check_kind] : "access to";
+    unsigned long long align = 1ull << d->log_alignment;
+    bool misaligned = ptr && (ptr & (align - 1)) != 0;
+    if (misaligned && g_in_launch && g_cur) {
+        if (g_block.error) { /* the launch is being abandoned */
+            g_block.state[(size_t)g_tid] = kFaulted;
+            wait_here(); /* never returns */
+            return;
+        }
+        char who[128];
+        describe_thread(who, sizeof who, g_tid);
+        vkernel_fault_f(cudaErrorMisalignedAddress,
+                        "misaligned address in kernel '%s' (launched at %s:%d): %s at %s:%u: %s address "
+                        "%p for type %s, which needs %llu-byte alignment (a %llu-byte vector access "
+                        "needs an address that is a multiple of %llu; check the offset and the row "
+                        "stride before taking this path)",
+                        g_block.info->kernel, base_name(g_block.info->file), g_block.info->line, who,
+                        base_name(d->loc.file), d->loc.line, what, (void *)ptr, d->type->name, align, align,
+                        align);
+        g_block.state[(size_t)g_tid] = kFaulted;
+        wait_here(); /* never returns: the launch is abandoned */
+        return;
+    }
+    typedef void (*Handler)(UbsanTypeMismatch *, uintptr_t);
+    Handler next = (Handler)dlsym(RTLD_NEXT, abort_it ? "__ubsan_handle_type_mismatch_v1_abort"
+                                                      : "__ubsan_handle_type_mismatch_v1");
+    if (next) {
+        next(d, ptr);
+        return;
+    }
+    fprintf(stderr, "%s:%u:%u: runtime error: %s %s address %p for type %s%s\n", d->loc.file, d->loc.line,
+            d->loc.column, what, ptr ? "misaligned" : "null", (void *)ptr, d->type->name,
+            ptr ? ", which requires more alignment" : "");
+    if (abort_it) abort();
+}
+} /* namespace ndemu */
+
+extern "C" {
+void __ubsan_handle_type_mismatch_v1(ndemu::UbsanTypeMismatch *d, uintptr_t ptr);
+void __ubsan_handle_type_mismatch_v1_abort(ndemu::UbsanTypeMismatch *d, uintptr_t ptr);
+void __ubsan_handle_type_mismatch_v1(ndemu::UbsanTypeMismatch *d, uintptr_t ptr)
+{
+    ndemu::type_mismatch(d, ptr, false);
+}
+void __ubsan_handle_type_mismatch_v1_abort(ndemu::UbsanTypeMismatch *d, uintptr_t ptr)
+{
+    ndemu::type_mismatch(d, ptr, true);
+}
 } /* extern "C" */
 
 /* The profiler, the sanitizer and the performance model: one translation

@@ -106,6 +106,7 @@ struct ShadowByte {
     uint32_t wsite, rsite;
     uint16_t wtid, rtid;
     bool rmany;               /* several threads read in repoch */
+    uint32_t iblock;          /* initcheck: the block (Prof::block_epoch) that last wrote it */
 };
 
 struct Prof {
@@ -131,6 +132,19 @@ struct Prof {
     /* racecheck */
     std::vector<ShadowByte> shadow;               /* static section, then dynamic */
     uint32_t epoch = 1;                           /* barrier intervals, program-wide */
+    uint32_t block_epoch = 0;                     /* P.epoch when this block began */
+    /* initcheck on shared memory: the first read of a byte no thread of
+     * the block wrote, reported at the end of its barrier interval unless
+     * racecheck reports it first (a write by another thread in the same
+     * interval: a missing barrier, which is the better message) */
+    struct {
+        bool on;
+        uintptr_t a;
+        size_t n;
+        uint32_t site;
+        int tid;
+        const void *sa;
+    } pend = {};
     std::vector<uint32_t> warp_epoch;             /* per warp: __syncwarp and shuffles */
     /* initcheck: bytes of each allocation written so far */
     std::map<uintptr_t, Bits> init;
@@ -204,6 +218,7 @@ static void read_shared_arrays(void)
                 if (!(in.sh_flags & SHF_WRITE) || !(in.sh_flags & SHF_ALLOC) || (in.sh_flags & SHF_TLS)) continue;
                 const char *name = str + y.st_name;
                 if (strncmp(name, "_ZZ", 3) != 0) continue;
+                if (strstr(name, "ndemu_shared_epoch_")) continue; /* NDEMU_SHARED's, not the kernel's */
                 std::string pretty;
                 type_name(name, pretty);
                 g_shared.push_back(SharedArray{bias + y.st_value, bias + y.st_value + y.st_size, 0, pretty});
@@ -374,11 +389,23 @@ static void new_interval(void)
     P.epoch++;
 }
 
-static void prof_block_begin(void) { new_interval(); }
-static void prof_block_end(void) { new_interval(); }
+static void flush_shared_init(void);
+
+static void prof_block_begin(void)
+{
+    new_interval();
+    g_prof.block_epoch = g_prof.epoch;
+    g_prof.pend.on = false;
+}
+static void prof_block_end(void)
+{
+    flush_shared_init();
+    new_interval();
+}
 
 static void prof_barrier(void)
 {
+    flush_shared_init();
     g_prof.cur.barriers++;
     new_interval();
 }
@@ -597,6 +624,46 @@ static void race_report(const char *what, uint32_t site_a, int tid_a, uint32_t s
                     n == 1 ? "" : "s");
 }
 
+/* initcheck on shared memory: a read of a byte no thread of this block
+ * wrote (on a GPU, whatever the last block on that SM left there). */
+static void shared_init_report(uintptr_t a, size_t n, uint32_t site, const SharedArray *sa, int tid)
+{
+    Prof &P = g_prof;
+    char me[128], where[300];
+    describe_thread(me, sizeof me, tid);
+    std::string line = pc_line(P.sites[site].pc);
+    if (sa)
+        snprintf(where, sizeof where, "byte %zu of __shared__ %s", (size_t)(a - sa->lo), sa->name.c_str());
+    else
+        snprintf(where, sizeof where, "byte %zu of the dynamic shared memory", (size_t)(a - (uintptr_t)g_dynamic_shared));
+    vkernel_fault_f(cudaErrorLaunchFailure,
+                    "initcheck: kernel '%s' (launched at %s:%d): %s reads %zu byte%s of shared memory at "
+                    "%s (%s), and no thread of its block has written it: shared memory starts "
+                    "uninitialised on a GPU (the emulator fills it with 0xff bytes)",
+                    g_block.info->kernel, base_name(g_block.info->file), g_block.info->line, me, n,
+                    n == 1 ? "" : "s", line.c_str(), where);
+}
+
+/* At a barrier or the block's end: the pending uninitialised read, if
+ * racecheck did not report it (a fault of the launch, without a thread to
+ * stop: the caller abandons the block). */
+static void flush_shared_init(void)
+{
+    Prof &P = g_prof;
+    if (!P.pend.on) return;
+    P.pend.on = false;
+    if (g_block.error) return;
+    shared_init_report(P.pend.a, P.pend.n, P.pend.site, (const SharedArray *)P.pend.sa, P.pend.tid);
+}
+
+static void shared_written(uintptr_t a, size_t n, const SharedArray *sa)
+{
+    Prof &P = g_prof;
+    if (P.shadow.empty()) P.shadow.assign(g_shared_bytes + kMaxDynamicShared, ShadowByte());
+    size_t i0 = shared_index(a, sa);
+    for (size_t i = i0; i < i0 + n && i < P.shadow.size(); i++) P.shadow[i].iblock = P.block_epoch;
+}
+
 static void race_check(uintptr_t a, size_t n, bool write, uint32_t site, const SharedArray *sa)
 {
     Prof &P = g_prof;
@@ -606,6 +673,13 @@ static void race_check(uintptr_t a, size_t n, bool write, uint32_t site, const S
     size_t i0 = shared_index(a, sa);
     for (size_t i = i0; i < i0 + n && i < P.shadow.size(); i++) {
         ShadowByte &s = P.shadow[i];
+        if (write) {
+            s.iblock = P.block_epoch;
+        } else if (g_ps.init && s.iblock != P.block_epoch && !P.pend.on) {
+            P.pend.on = true;
+            P.pend.a = a, P.pend.n = n, P.pend.site = site, P.pend.tid = me, P.pend.sa = sa;
+        }
+        if (!g_ps.race) continue;
         /* ordered: an earlier barrier interval, or the same warp after a
          * __syncwarp/shuffle, or the same thread */
         bool w_conc = s.wepoch == P.epoch && s.wtid != me &&
@@ -810,7 +884,7 @@ static void on_access(uintptr_t a, size_t n, bool write, uintptr_t pc)
     }
     uint32_t site = site_id(pc, space, write, n);
     int me = g_tid;
-    if (space == kShared && g_ps.race) race_check(a, n, write, site, sa);
+    if (space == kShared && (g_ps.race || g_ps.init)) race_check(a, n, write, site, sa);
     if (space == kGlobal) {
         if (g_ps.init) init_check(a, n, write, base, size, site);
         if (!write) P.ld_bytes[(size_t)me] += (uint32_t)n;
@@ -843,7 +917,9 @@ void atomic_access(const void *p, size_t n)
     uintptr_t a = (uintptr_t)p, base;
     size_t size;
     g_prof.cur.atomics++;
-    bool shared = shared_array(a) || a - (uintptr_t)g_dynamic_shared < sizeof g_dynamic_shared;
+    const SharedArray *sa = shared_array(a);
+    bool shared = sa || a - (uintptr_t)g_dynamic_shared < sizeof g_dynamic_shared;
+    if (shared) shared_written(a, n, sa); /* initcheck: an atomic writes it */
     if (shared || a - (uintptr_t)g_cur->stack_lo < g_cur->stack_size) return;
     if (find_alloc(a, n, &base, &size)) {
         if (g_ps.init) init_check(a, n, true, base, size, 0);
@@ -863,6 +939,26 @@ static int launch_registers(const LaunchInfo &info)
     if (!g_regs_read) {
         g_regs_read = true;
         const char *path = getenv("NDEMU_REGISTERS");
+        /* Unset: ndemu-registers.tsv beside the program or one folder up,
+         * which make build writes with nvcc installed (set it empty for
+         * none). */
+        std::string found;
+        if (!path) {
+            char exe[4096];
+            ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+            if (k > 0) {
+                exe[k] = '\0';
+                std::string d(exe);
+                for (int up = 0; up < 2 && found.empty(); up++) {
+                    size_t slash = d.rfind('/');
+                    if (slash == std::string::npos) break;
+                    d.erase(slash);
+                    std::string c = d + "/ndemu-registers.tsv";
+                    if (access(c.c_str(), R_OK) == 0) found = c;
+                }
+            }
+            if (!found.empty()) path = found.c_str();
+        }
         if (path && *path) {
             FILE *f = fopen(path, "r");
             if (!f) {

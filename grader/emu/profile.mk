@@ -29,8 +29,11 @@ PROF_EMU_SRCS := $(EMU)/emu.cpp $(EMU)/profile.cpp $(EMU)/model.cpp $(wildcard $
 PROF_LIB_OBJS := $(patsubst $(TREE)/src/%.c,$(PROF)/lib/%.o,$(LIB_SRCS)) \
 	$(patsubst $(TREE)/src/%.cu,$(PROF)/lib/%.cu.o,$(LIB_CU_SRCS)) $(PROF)/lib/emu.o
 PROF_TEST_OBJS := $(patsubst tests/%.c,$(PROF)/tests/%.o,$(TEST_SRCS))
-# The registers table, from ptxas, when nvcc is installed (GPU or not).
-PROF_REGS := $(PROF)/registers.tsv
+# The registers table, from ptxas, when nvcc is installed (GPU or not):
+# one per tree, beside its build folders, where every emulator runner of
+# the tree finds it (ndemu-registers.tsv one folder up), so that make test
+# refuses a launch whose registers x threads exceed an SM's, as a GPU does.
+PROF_REGS := build/$(TREE_ID)/ndemu-registers.tsv
 PROF_ENV = NDEMU_REGISTERS=$(PROF_REGS)
 
 # The emulator's runtime includes profile.cpp and model.cpp: every build
@@ -58,7 +61,10 @@ model-validation: $(PROF)/transpose_study ## the performance model against publi
 
 profile-data: $(PROF)/profile_cases ## lessons/data/profile.tsv and profile-l6.txt, profile-l7.txt (the lessons' profiles)
 	@mkdir -p $(or $(OUT),lessons/data)
-	@for l in 6 7; do $(PROF)/profile_cases -l $$l -t $(PROF)/profile-l$$l.tsv \
+	@# without ptxas's registers (NDEMU_REGISTERS empty: not the table make
+	@# build writes beside the runners), so the data are the same with or
+	@# without nvcc
+	@for l in 6 7; do NDEMU_REGISTERS= $(PROF)/profile_cases -l $$l -t $(PROF)/profile-l$$l.tsv \
 	  >$(or $(OUT),lessons/data)/profile-l$$l.txt || exit 1; done
 	@cat $(PROF)/profile-l6.tsv >$(or $(OUT),lessons/data)/profile.tsv
 	@grep -v '^#\|^case' $(PROF)/profile-l7.tsv >>$(or $(OUT),lessons/data)/profile.tsv
@@ -108,14 +114,17 @@ $(PROF)/transpose_study: $(EMU)/tests/transpose_study.cu $(EMU)/cu2cpp.py $(PROF
 	$(Q)$(CXX) $@.o $(PROF)/lib/emu.o -o $@
 
 # ptxas's registers per kernel (sm_90), or an empty table without nvcc.
+ifneq ($(CUDA_MODE),gpu)
+$(RUNNER): | $(PROF_REGS)
+endif
 $(PROF_REGS): $(LIB_CU_SRCS) $(EMU)/regs.py
-	@mkdir -p $(@D)
+	@mkdir -p $(@D)/ptxas
 	@if [ -n "$(NVCC)" ]; then \
 	  for f in $(LIB_CU_SRCS); do \
-	    $(NVCC) -std=c++17 -arch=sm_90 -Xptxas -v -I$(TREE)/include -c $$f -o $(PROF)/ptxas.o \
-	      >$(PROF)/$$(basename $$f .cu).ptxas.log 2>&1 || { cat $(PROF)/$$(basename $$f .cu).ptxas.log; exit 1; }; \
+	    $(NVCC) -std=c++17 -arch=sm_90 -Xptxas -v -I$(TREE)/include -c $$f -o $(@D)/ptxas/$$(basename $$f .cu).o \
+	      >$(@D)/ptxas/$$(basename $$f .cu).ptxas.log 2>&1 || { : >$@; echo "  REGS    nvcc failed on $$f: no register counts"; exit 0; }; \
 	  done; \
-	  python3 $(EMU)/regs.py $(patsubst $(TREE)/src/%.cu,$(PROF)/%.ptxas.log,$(LIB_CU_SRCS)) >$@; \
+	  python3 $(EMU)/regs.py $(patsubst $(TREE)/src/%.cu,$(@D)/ptxas/%.ptxas.log,$(LIB_CU_SRCS)) >$@; \
 	  echo "  REGS    $@ ($$(wc -l <$@) kernels, from ptxas)"; \
 	else : >$@; echo "  REGS    no nvcc: profiles show no register counts"; fi
 

@@ -17,7 +17,8 @@ mkdir -p "$out"
 cd "$root" || exit 2
 
 CXX=${CXX:-g++}
-WARN="-std=c++17 -g -Wall -Wextra -Werror -Wshadow -I grader/emu/include -iquote grader/emu/tests"
+# -fsanitize=alignment as cuda.mk's CXXFLAGS_CU: misaligned accesses in kernels are faults.
+WARN="-std=c++17 -g -Wall -Wextra -Werror -Wshadow -fsanitize=alignment -I grader/emu/include -iquote grader/emu/tests"
 OPT="$WARN -O2"
 SAN="$WARN -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 ASAN_ONLY="$WARN -O1 -fsanitize=address -fno-omit-frame-pointer"
@@ -81,6 +82,35 @@ for t in basic broken; do
             cat "$out/$t.$mode.log"
         fi
     done
+done
+
+# Issue #32: uninitialised __shared__ reads (poison), misaligned float4,
+# shuffles on two sides of a branch, races between blocks (shuffled block
+# order), __launch_bounds__, in the plain, sanitizer and instrumented builds.
+for mode in opt san inst; do
+    case $mode in opt) flags=$OPT ;; san) flags=$SAN ;; inst) flags=$INST ;; esac
+    if build gaps "$mode" "$flags"; then
+        ok "[$mode] gaps.cu builds"
+        run_checks gaps "$mode"
+    else
+        bad "[$mode] gaps.cu does not build:"
+        cat "$out/gaps.$mode.log"
+    fi
+done
+# Static __shared__ over 48 KiB: one array fails to compile at its line (as
+# ptxas refuses it); two arrays fail the launch, naming the second.
+bline=$(grep -n 'BIG:' grader/emu/tests/big_shared.cu | cut -d: -f1)
+if build big_shared opt "$OPT"; then
+    bad "[opt] big_shared.cu (64 KiB of __shared__) builds"
+elif grep -q "big_shared.cu:$bline:.*48 KiB" "$out/big_shared.opt.log"; then
+    ok "[opt] big_shared: a 64 KiB __shared__ array is a compile error at big_shared.cu:$bline"
+else
+    bad "[opt] big_shared: no error at big_shared.cu:$bline:"; head -n 10 "$out/big_shared.opt.log"
+fi
+for mode in opt san; do
+    if [ "$mode" = opt ]; then flags=$OPT; else flags=$SAN; fi
+    if build two_shared "$mode" "$flags"; then run_checks two_shared "$mode"
+    else bad "[$mode] two_shared.cu does not build:"; cat "$out/two_shared.$mode.log"; fi
 done
 
 # The broken kernels that only a sanitizer catches: an out-of-bounds write
@@ -184,6 +214,18 @@ if build registers opt "$OPT"; then
             esac
         done <"$out/registers.opt.out"
     done
+    # No NDEMU_REGISTERS: the table beside the program or one folder up
+    # (make build writes build/TREE/ndemu-registers.tsv with nvcc installed).
+    mkdir -p "$out/regdir/bin"
+    cp "$out/registers.opt" "$out/regdir/bin/"
+    printf 'fat(float*)\t128\t0\n' >"$out/regdir/ndemu-registers.tsv"
+    env -u NDEMU_REGISTERS "$out/regdir/bin/registers.opt" 128 >"$out/registers.dflt.out" 2>&1
+    while IFS= read -r line; do
+        case $line in
+        "ok "*) ok "[opt] registers (ndemu-registers.tsv found by default): ${line#ok }" ;;
+        "not ok "*) bad "[opt] registers (ndemu-registers.tsv found by default): ${line#not ok }" ;;
+        esac
+    done <"$out/registers.dflt.out"
 else
     bad "[opt] registers.cu does not build:"; cat "$out/registers.opt.log"
 fi
@@ -252,6 +294,15 @@ NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 if [ -x "$NVCC" ] || command -v "$NVCC" >/dev/null 2>&1; then
     for f in grader/emu/tests/*.cu; do
         b=$(basename "$f" .cu)
+        case $b in big_shared | two_shared)
+            # ptxas must refuse these (the emulator mirrors it)
+            if "$NVCC" -arch=sm_90 -c "$f" -o "$out/$b.nvcc.o" >"$out/$b.nvcc.log" 2>&1; then
+                bad "nvcc compiles tests/$b.cu, which has more than 48 KiB of static __shared__"
+            else
+                ok "nvcc refuses tests/$b.cu (more than 48 KiB of static __shared__)"
+            fi
+            continue ;;
+        esac
         if "$NVCC" -arch=sm_90 -Werror all-warnings -c "$f" -o "$out/$b.nvcc.o" >"$out/$b.nvcc.log" 2>&1; then
             ok "nvcc compiles tests/$b.cu (sm_90, warnings as errors)"
         else

@@ -82,6 +82,13 @@ static const char *const cuda_errors[] = {
     "cudaErrorIllegalState", "cudaErrorDevicesUnavailable",
 };
 static const struct { const char *phrase, *words; } emu_faults[] = {
+    { "divergent warp operation", "a shuffle, vote or ballot that lanes of one mask reach at two "
+      "different lines (on two sides of a branch): every lane of the mask must execute the same one" },
+    { "misaligned address in kernel", "a misaligned access: a vector (float4) load or store at an "
+      "address that is not a multiple of its size" },
+    { "is declared __launch_bounds__", "a launch with more threads per block than the kernel's "
+      "__launch_bounds__" },
+    { "of static __shared__ memory", "more than 48 KiB of static __shared__ memory in one kernel" },
     { "returned without reaching it, while other lanes", "a warp operation that other lanes "
       "of its mask wait at: a lane returned without reaching it" },
     { "returned without reaching it; every thread", "a __syncthreads() the rest of its block "

@@ -48,6 +48,13 @@
 #define __forceinline__ inline __attribute__((always_inline))
 #define __noinline__ __attribute__((noinline))
 #define __launch_bounds__(...)
+#define NDEMU_SHARED(name)                                                                         \
+    static_assert(sizeof(name) <= 49152,                                                           \
+                  "this __shared__ array takes more than 48 KiB: ptxas refuses a kernel whose "    \
+                  "static shared memory exceeds 48 KiB (0xc000 bytes); use dynamic shared memory " \
+                  "(extern __shared__) and cudaFuncSetAttribute");                                 \
+    static unsigned long long ndemu_shared_epoch_##name;                                           \
+    ::ndemu::shared_fresh(&name, sizeof(name), &ndemu_shared_epoch_##name, __FILE__, __LINE__)
 #define __align__(n) __attribute__((aligned(n)))
 #define __shared__ static
 #ifdef NDEMU_INSTRUMENTED
@@ -410,6 +417,31 @@ template <class T>
 T (&dynamic_shared())[kMaxDynamicShared / sizeof(T)]
 {
     return *reinterpret_cast<T(*)[kMaxDynamicShared / sizeof(T)]>(dynamic_shared_base);
+}
+
+/* __shared__ arrays (cu2cpp.py adds NDEMU_SHARED(name) after each
+ * declaration in a function): the first thread of a block to reach the
+ * declaration fills the array with a poison pattern (0xff bytes: NaN for
+ * floats, -1 for integers), as a GPU leaves shared memory uninitialised,
+ * and adds its size to the block's static shared memory, which may not
+ * pass 48 KiB (ptxas refuses more). */
+extern unsigned long long g_block_epoch;
+void shared_first(void *p, size_t n, const char *file, int line);
+NDEMU_ATOMIC_FN void shared_fresh(void *p, size_t n, unsigned long long *epoch, const char *file, int line)
+{
+    if (*epoch != g_block_epoch) {
+        *epoch = g_block_epoch;
+        shared_first(p, n, file, line);
+    }
+}
+/* __launch_bounds__(N) (cu2cpp.py adds the call at the top of the kernel's
+ * body): a launch of more than N threads per block fails before any thread
+ * does anything, as a GPU refuses it. */
+void launch_bounds_fail(long long max_threads, const char *file, int line);
+extern int g_block_threads;
+static inline void launch_bounds_check(long long max_threads, const char *file, int line)
+{
+    if (g_block_threads > max_threads) launch_bounds_fail(max_threads, file, line);
 }
 
 /* block barrier and warp rendezvous (emu.cpp) */
