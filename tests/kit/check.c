@@ -535,7 +535,11 @@ static void compare_values(const k_call *c, k_want *w, const float *data, int64_
              ewise_inputs(c, idx, w->ndim, in, sizeof in), tol_text(w, i, want, t, sizeof t),
              stale ? ", the value dst held before the call (not written, or written with "
                      "that same value)"
-             : isnan(got) && before == NULL ? " (NaN: was it ever written?)" : "");
+             : isnan(got) && before == NULL
+                 ? c->dev == ND_CUDA ? " (NaN: never written? or, on the emulator, computed from "
+                                       "a __shared__ slot no thread wrote: it fills them with NaN)"
+                                     : " (NaN: was it ever written?)"
+                 : "");
     }
 }
 
