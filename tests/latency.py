@@ -117,7 +117,8 @@ def main():
                     p.kill()
                     p.wait()
     finally:
-        tree_id = os.path.join(scratch, "tree").lstrip("/").replace("/", "_")
+        # the Makefile's TREE_ID: the tree's path, / as _ ("_tmp_..._tree")
+        tree_id = os.path.abspath(os.path.join(scratch, "tree")).replace("/", "_")
         shutil.rmtree(os.path.join(repo, "build", tree_id), ignore_errors=True)
         shutil.rmtree(scratch, ignore_errors=True)
 
