@@ -163,14 +163,14 @@ bench-cpu: ## the CPU benchmarks alone (SMOKE=1: a smoke pass of a few seconds, 
 AUTHORS_ONLY = @test -d solution || { echo "make $@: this needs solution/, which the \
 student handout does not have" >&2; exit 2; }
 
-bench-record: ## make bench TREE=solution, then record it: lessons/data/bench-cpu.tsv, its tables in README.md and lesson 2, the plots
+bench-record: ## make bench TREE=solution, then record it: lessons/data/bench-cpu.tsv, its tables in README.md and lessons 2 and 5, every speed the lessons state, the plots
 	$(AUTHORS_ONLY)
 	@if [ -n "$(F)" ]; then echo "make bench-record records a whole run: leave out F=" >&2; exit 2; fi
 	@$(MAKE) bench TREE=solution
 	@cp build/bench/cpu.tsv lessons/data/bench-cpu.tsv
 	@python3 tests/bench/bench_tables.py --write lessons/data/bench-cpu.tsv
 	@$(MAKE) docs-plots
-	@echo "recorded lessons/data/bench-cpu.tsv and the tables of README.md and lessons/02-compact.md;"
+	@echo "recorded lessons/data/bench-cpu.tsv, the tables of README.md and lessons 2 and 5, and the lessons' speed figures;"
 	@echo "plots in $(DOCS_SITE)/figures; review them (git diff), then commit"
 
 skeleton: ## regenerate skeleton/ from solution/
