@@ -231,7 +231,7 @@ def build(ctx, target=None):
         out.append(line)
         m = ANNOUNCE.match(line)
         if m:
-            verb = "linking" if m.group(1) == "LINK" else "compiling"
+            verb = {"LINK": "linking", "REGS": "counting registers:"}.get(m.group(1), "compiling")
             progress(f"building {ctx.tree}/: {verb} {m.group(2)}")
     p.wait()
     progress("")
@@ -335,7 +335,7 @@ def ready(ctx, lock, target=None):
         lock.shared()
 
 
-ANNOUNCE = re.compile(r"^  (CC|CXX|NVCC|LINK)\s+(\S+)")
+ANNOUNCE = re.compile(r"^  (CC|CXX|NVCC|LINK|REGS)\s+(\S+)")
 MAKE_NOISE = re.compile(r"^(\S*/)?g?make(\[\d+\])?: |^cc1: (all )?warnings being treated as errors")
 CONTEXT = re.compile(r"^(In file included from |\s+from |\S+: In (function|member function|"
                      r"instantiation)|\S+: At (top level|global scope))")

@@ -1813,7 +1813,7 @@ struct UbsanTypeMismatch {
     unsigned char check_kind;
 };
 
-static void type_mismatch(UbsanTypeMismatch *d, uintptr_t ptr, bool abort_it)
+[[maybe_unused]] static void type_mismatch(UbsanTypeMismatch *d, uintptr_t ptr, bool abort_it)
 {
     static const char *const kinds[] = {"load of", "store to", "reference binding to", "member access within",
                                         "member call on", "constructor call on", "downcast of", "downcast of",
@@ -1855,6 +1855,17 @@ static void type_mismatch(UbsanTypeMismatch *d, uintptr_t ptr, bool abort_it)
 }
 } /* namespace ndemu */
 
+/* Where the sanitizers' runtime is linked statically (clang's, as in the
+ * fuzzer's build), it defines these handlers itself and a second
+ * definition does not link: there UBSan's own handler reports a
+ * misaligned access, with no kernel named.  gcc links it as a shared
+ * library, whose handlers these override. */
+#if defined(__clang__) && defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NDEMU_STATIC_SANITIZER_RUNTIME 1
+#endif
+#endif
+#ifndef NDEMU_STATIC_SANITIZER_RUNTIME
 extern "C" {
 void __ubsan_handle_type_mismatch_v1(ndemu::UbsanTypeMismatch *d, uintptr_t ptr);
 void __ubsan_handle_type_mismatch_v1_abort(ndemu::UbsanTypeMismatch *d, uintptr_t ptr);
@@ -1867,6 +1878,7 @@ void __ubsan_handle_type_mismatch_v1_abort(ndemu::UbsanTypeMismatch *d, uintptr_
     ndemu::type_mismatch(d, ptr, true);
 }
 } /* extern "C" */
+#endif
 
 /* The profiler, the sanitizer and the performance model: one translation
  * unit with the runtime, whose state they read. */
