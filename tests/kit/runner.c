@@ -936,7 +936,8 @@ void k_run_plan(k_plan *p)
                 double w = waited_for_cpu(s->pid, 0);
                 s->waited = w > s->waited ? w : s->waited;
                 if (now() - s->start - s->waited > backstop) {
-                    process_state(s->pid, s->state, sizeof s->state);
+                    if (p->executor == NULL)   /* (else the worker's state, not the code's) */
+                        process_state(s->pid, s->state, sizeof s->state);
                     s->stopping = now();   /* its stack first, then SIGKILL */
                     kill(-s->pid, K_STACK_SIGNAL);
                     kill(s->pid, K_STACK_SIGNAL);
