@@ -600,6 +600,15 @@ static size_t shared_index(uintptr_t a, const SharedArray *sa)
     return sa ? sa->shadow + (size_t)(a - sa->lo) : g_shared_bytes + (size_t)(a - (uintptr_t)g_dynamic_shared);
 }
 
+/* "byte 4 of __shared__ tile" (or of the dynamic shared memory): where a is. */
+static void shared_where(uintptr_t a, const SharedArray *sa, char *where, size_t cap)
+{
+    if (sa)
+        snprintf(where, cap, "byte %zu of __shared__ %s", (size_t)(a - sa->lo), sa->name.c_str());
+    else
+        snprintf(where, cap, "byte %zu of the dynamic shared memory", (size_t)(a - (uintptr_t)g_dynamic_shared));
+}
+
 static void race_report(const char *what, uint32_t site_a, int tid_a, uint32_t site_b, size_t n, uintptr_t a,
                         const SharedArray *sa)
 {
@@ -611,10 +620,7 @@ static void race_report(const char *what, uint32_t site_a, int tid_a, uint32_t s
     std::vector<std::string> lines;
     pc_lines(pcs, lines);
     char where[300];
-    if (sa)
-        snprintf(where, sizeof where, "byte %zu of __shared__ %s", (size_t)(a - sa->lo), sa->name.c_str());
-    else
-        snprintf(where, sizeof where, "byte %zu of the dynamic shared memory", (size_t)(a - (uintptr_t)g_dynamic_shared));
+    shared_where(a, sa, where, sizeof where);
     sanitizer_fault(cudaErrorLaunchFailure,
                     "racecheck: a shared-memory race in kernel '%s' (launched at %s:%d): %s %s at %s, "
                     "and %s %s it at %s, with no __syncthreads() between them (%s, %zu byte%s); on a GPU "
@@ -632,10 +638,7 @@ static void shared_init_report(uintptr_t a, size_t n, uint32_t site, const Share
     char me[128], where[300];
     describe_thread(me, sizeof me, tid);
     std::string line = pc_line(P.sites[site].pc);
-    if (sa)
-        snprintf(where, sizeof where, "byte %zu of __shared__ %s", (size_t)(a - sa->lo), sa->name.c_str());
-    else
-        snprintf(where, sizeof where, "byte %zu of the dynamic shared memory", (size_t)(a - (uintptr_t)g_dynamic_shared));
+    shared_where(a, sa, where, sizeof where);
     vkernel_fault_f(cudaErrorLaunchFailure,
                     "initcheck: kernel '%s' (launched at %s:%d): %s reads %zu byte%s of shared memory at "
                     "%s (%s), and no thread of its block has written it: shared memory starts "
