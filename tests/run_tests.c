@@ -19,8 +19,9 @@
  * multiplies every limit (for tools that slow programs down, such as
  * compute-sanitizer).  -d (make debug, under gdb): the first case -t
  * names, alone, with no CPU limit and no backstop, and no probe of the CUDA
- * device first (so the only fork is the case's, which gdb follows).  A test that uses little CPU for far too long
- * (asleep, or blocked) is stopped by a wall-clock backstop, 10 times its
+ * device first (so the only fork is the case's, which gdb follows).  A
+ * test that uses little CPU for far too long (asleep, or blocked) is
+ * stopped by a wall-clock backstop, 10 times its
  * CPU limit plus 30 s, counted in the seconds it could run: time it waited
  * for a CPU on a busy machine does not count (ND_TEST_WALL_GRACE=S sets
  * the 30, for tests of the backstop).  The last line is "N passed, N

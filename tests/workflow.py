@@ -751,11 +751,18 @@ def cmd_status(ctx, args):
 # make test
 # ---------------------------------------------------------------------------
 
-def cmd_test(ctx, args):
+def runner_ready(ctx):
+    """Build the runner (holding the tree's lock shared after); False once
+    the compiler's messages are shown."""
     ctx.check_tree()
     ok, output = ready(ctx, TreeLock(ctx))
     if not ok:
         show_build_errors(ctx, output)
+    return ok
+
+
+def cmd_test(ctx, args):
+    if not runner_ready(ctx):
         return 1
     sys.stdout.flush()
     return subprocess.run([ctx.runner] + args.runner_args, env=ctx.run_env).returncode
@@ -765,17 +772,21 @@ def cmd_test(ctx, args):
 # make debug
 # ---------------------------------------------------------------------------
 
+def with_options(options, **new):
+    """A sanitizer's options ("a=1:b=0") with those of `new` set."""
+    kept = [o for o in options.split(":") if o and o.split("=", 1)[0] not in new]
+    return ":".join(kept + [f"{k}={v}" for k, v in new.items()])
+
+
 def debug_env(env):
     """The runner's environment for gdb: a sanitizer's report ends in
     abort(), where gdb stops; LeakSanitizer, which cannot run under a
     debugger, is off."""
     env = dict(env)
-    asan = [o for o in env.get("ASAN_OPTIONS", "").split(":")
-            if o and not o.startswith(("abort_on_error=", "detect_leaks="))]
-    env["ASAN_OPTIONS"] = ":".join(asan + ["abort_on_error=1", "detect_leaks=0"])
-    ubsan = [o for o in env.get("UBSAN_OPTIONS", "").split(":")
-             if o and not o.startswith(("abort_on_error=", "halt_on_error="))]
-    env["UBSAN_OPTIONS"] = ":".join(ubsan + ["halt_on_error=1", "abort_on_error=1"])
+    env["ASAN_OPTIONS"] = with_options(env.get("ASAN_OPTIONS", ""), abort_on_error=1,
+                                       detect_leaks=0)
+    env["UBSAN_OPTIONS"] = with_options(env.get("UBSAN_OPTIONS", ""), halt_on_error=1,
+                                        abort_on_error=1)
     return env
 
 
@@ -786,10 +797,7 @@ def cmd_debug(ctx, args):
     if shutil.which("gdb") is None:
         say(red("make debug needs gdb: apt-get install gdb (make deps does it as root)."))
         return 2
-    ctx.check_tree()
-    ok, output = ready(ctx, TreeLock(ctx))
-    if not ok:
-        show_build_errors(ctx, output)
+    if not runner_ready(ctx):
         return 1
     say(f"make debug: {args.test} on {ctx.tree}/ under gdb. It runs to the first problem and "
         "stops there:",
@@ -1456,13 +1464,12 @@ def cmd_show(ctx, args):
         if m:
             row = {"msg": m.group(0), "lesson": int(m.group(2)), "result": "fail", "test": ""}
             say("", wrap("To do: ", next_step(ctx, row) + ".", 7))
-        elif re.search(r" crashed: | did not return within ", p.stdout) and not ctx.san:
-            say("", wrap("", "Run it under AddressSanitizer and UBSan to see the line: "
-                         f"{again} (SAN=1, the default)", 0))
         elif re.search(r" crashed: | did not return within ", p.stdout):
             say("", wrap("", f"{ctx.cmd('test L=1')} runs your lesson 1 functions under "
                          "the tests, and `make debug T=name` one test under gdb, which "
-                         "stops where it crashes.", 0))
+                         "stops where it crashes." if ctx.san else
+                         "Run it under AddressSanitizer and UBSan to see the line: "
+                         f"{again} (SAN=1, the default)", 0))
         else:
             say("", dim(wrap("", "That is your function's own answer (its status and message). "
                              "nd.h says which inputs it must refuse and how.", 0)))

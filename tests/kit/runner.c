@@ -930,8 +930,8 @@ void k_run_plan(k_plan *p)
                 continue;
             /* the backstop counts the seconds it could run: time spent
              * waiting for a CPU on a busy machine is not counted */
-            double backstop = K_WALL_LIMIT(s->c->limit) - K_WALL_GRACE +
-                              (p->wall_grace > 0 ? p->wall_grace : K_WALL_GRACE);
+            double backstop = K_WALL_LIMIT_GRACE(s->c->limit, p->wall_grace > 0 ? p->wall_grace
+                                                                                : K_WALL_GRACE);
             if (s->fd >= 0 && s->stopping == 0 && now() - s->start > backstop) {
                 double w = waited_for_cpu(s->pid, 0);
                 s->waited = w > s->waited ? w : s->waited;

@@ -89,7 +89,8 @@ void k_run_plan(k_plan *p);
  * time its processes spent waiting for a CPU on a busy machine is not
  * counted, so the backstop stops only a test that sleeps or blocks, never
  * one that a crowded machine slows down (its CPU limit decides). */
-#define K_WALL_LIMIT(cpu) (10 * (cpu) + K_WALL_GRACE)
+#define K_WALL_LIMIT(cpu) K_WALL_LIMIT_GRACE(cpu, K_WALL_GRACE)
+#define K_WALL_LIMIT_GRACE(cpu, grace) (10 * (cpu) + (grace))
 #define K_WALL_GRACE 30
 
 /* The signal the runner sends a case at the backstop: its handler
