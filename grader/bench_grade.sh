@@ -6,8 +6,9 @@
 #   grader/bench_grade.sh [--quick]
 #
 # Warm grades (the grader built and the solution timed first, not counted)
-# of the solution, the skeleton and one buggy self-test submission
-# (slice_off_by_one), each phase of each in a cgroup of its own, so that the
+# of the solution, the skeleton, one buggy self-test submission
+# (slice_off_by_one) and the solution with every lesson file edited (a
+# comment: the cost of compiling and checking all seven), each phase of each in a cgroup of its own, so that the
 # executors' time under bubblewrap, which no wait status carries, is
 # counted.  Prints a table per grade with the budget beside each figure and
 # writes build/bench/grade.tsv (the machine, the commit, one row per
@@ -15,7 +16,7 @@
 # Gradescope's default container (half a CPU, 768 MB) and of a
 # PrairieLearn job (0.9 CPU, 2 GiB): the wall time there, the score and
 # how many processes the kernel's OOM killer stopped.
-#   --quick   the solution's lesson 1 alone, no limited runs (make check's
+#   --quick   lesson 1 alone of the edited solution, no limited runs (make check's
 #             pass over this script)
 # Needs cgroups it can write (v1's cpuacct, cpu and memory controllers, or
 # v2 with cpu and memory), so root; without them it says so and stops.
@@ -186,8 +187,14 @@ r = json.load(open(sys.argv[1])); print("%.2f/%.2f" % (r["score"], r["extra_data
         "$total_budget" >>"$tsv"
 }
 
+# the solution with a comment more in each lesson file: none is the
+# course's own (whose objects a grade takes as they are), so every file
+# is compiled and checked, as in a submission that edited all seven
+mkdir -p "$work/edited"
+cp -R solution/include solution/src "$work/edited/"
+for f in "$work/edited/src/"[0-9][0-9]_*; do echo "/* edited */" >>"$f"; done
 if $quick; then
-    one_grade solution-lesson1 "$root/solution" "" "" 1
+    one_grade solution-lesson1-edited "$work/edited" "" "" 1
 else
     one_grade solution "$root/solution"
     one_grade skeleton "$root/skeleton"
@@ -196,6 +203,7 @@ else
     patch -s -p1 -d "$work/buggy" <grader/selftest/submissions/slice_off_by_one/patch ||
         die "grader/selftest/submissions/slice_off_by_one/patch does not apply"
     one_grade slice_off_by_one "$work/buggy"
+    one_grade every_file_edited "$work/edited"
     one_grade gradescope-0.5cpu-768mb "$root/solution" 0.5 768
     one_grade prairielearn-0.9cpu-2gib "$root/solution" 0.9 2048
 fi

@@ -660,17 +660,20 @@ course_maker() {   # VARIANT PATTERN FLAGS... DIR
     local flags=("${@:3:$#-3}")
     mkdir -p "$dir/tree" || return 1
     cp -R "$root/skeleton/include" "$dir/tree/" || return 1
-    # one_object KIND SRC: compile SRC (a lesson file) into KIND/NAME.o
+    # one_object KIND SRC: compile SRC (a lesson file) into KIND/NAME.o, as
+    # src/NAME (a submission's file is compiled by that name: its
+    # messages, __FILE__ and line tables are the same in either object)
     one_object() {
         local kind=$1 src=$2 name
         name=$(basename "$src")
-        mkdir -p "$dir/$kind-src" "$dir/$kind" && cp "$root/skeleton/src/"*.h "$dir/$kind-src/" &&
-            { [ "$src" = "$dir/$kind-src/$name" ] || cp "$src" "$dir/$kind-src/$name"; } || return 1
+        mkdir -p "$dir/$kind-src/src" "$dir/$kind" && cp "$root/skeleton/src/"*.h "$dir/$kind-src/src/" &&
+            { [ "$src" = "$dir/$kind-src/src/$name" ] || cp "$src" "$dir/$kind-src/src/$name"; } ||
+            return 1
         if [ "$v" = profile ]; then
-            (cd "$dir" && base="$dir/tree" compile_cu "$kind-src/$name" "$dir/$kind/$name.o" \
+            (cd "$dir/$kind-src" && base="$dir/tree" compile_cu "src/$name" "$dir/$kind/$name.o" \
                 "${flags[@]}")
         else
-            (cd "$dir" && base="$dir/tree" compile "$v" "$kind-src/$name" "$dir/$kind/$name.o" \
+            (cd "$dir/$kind-src" && base="$dir/tree" compile "$v" "src/$name" "$dir/$kind/$name.o" \
                 "${flags[@]}")
         fi
     }
@@ -679,9 +682,9 @@ course_maker() {   # VARIANT PATTERN FLAGS... DIR
         one_object sol "$f" && one_object skel "$root/skeleton/src/$name" || return 1
         while IFS=$'\t' read -r n keep; do
             [ "$keep" = '*' ] && continue
-            mkdir -p "$dir/part/$n-src" &&
-                python3 "$root/grader/skelgen.py" --partial "$f" "$dir/part/$n-src/$name" $keep &&
-                one_object "part/$n" "$dir/part/$n-src/$name" || return 1
+            mkdir -p "$dir/part/$n-src/src" &&
+                python3 "$root/grader/skelgen.py" --partial "$f" "$dir/part/$n-src/src/$name" $keep &&
+                one_object "part/$n" "$dir/part/$n-src/src/$name" || return 1
         done < <(carries_of "$name")
     done
 }
@@ -731,6 +734,13 @@ course_uses() {   # NAME: the other lessons' symbols lesson file NAME may call
 # check's notes apart, gathered in lesson order.
 phase check
 checks=()
+# A lesson file the same, byte for byte, as the course's own version of it
+# (the solution's, or the skeleton's: a lesson not begun) is graded as
+# that file: the course's objects of each build stand for it (compiled
+# once per machine from the same source, as src/NAME, with the same
+# compiler and flags, and checked by make check), and nothing is compiled
+# again.  course_copy[NAME]: sol or skel.
+declare -A course_copy=()
 for f in "$base/src/"[0-9][0-9]_*.c "$base/src/"[0-9][0-9]_*.cu; do
     [ -e "$f" ] || continue
     name=$(basename "$f")
@@ -738,12 +748,22 @@ for f in "$base/src/"[0-9][0-9]_*.c "$base/src/"[0-9][0-9]_*.cu; do
         cp "$root/solution/src/$name" "$f"
         continue
     fi
+    cand="$tree/src/$name"
+    if [ -f "$cand" ] && [ ! -L "$cand" ]; then
+        for kind in sol skel; do
+            src="$root/solution/src/$name"
+            [ "$kind" = skel ] && src="$root/skeleton/src/$name"
+            cmp -s "$cand" "$src" && { course_copy[$name]=$kind; cp "$src" "$f"; break; }
+        done
+        [ -n "${course_copy[$name]:-}" ] && continue
+    fi
     while [ "$(jobs -rp | wc -l)" -ge 2 ]; do wait -n; done
     (notes="$scratch/notes-$name"; check_lesson "$f"; echo $? >"$scratch/check-$name") &
     checks+=("$f")
 done
 wait
 rejected=() theirs=" "   # the lesson files taken from the submission
+for name in "${!course_copy[@]}"; do theirs+="$name "; done
 for f in "${checks[@]}"; do
     name=$(basename "$f")
     [ -f "$scratch/notes-$name" ] && cat "$scratch/notes-$name" >>"$notes"
@@ -786,6 +806,8 @@ build() {   # VARIANT FLAGS...: the executors of one build, in $scratch/VARIANT
         o="$dir/obj/$name.o"
         if [[ $name == [0-9][0-9]_* && $theirs != *" $name "* ]]; then
             o="$kit/course-$v/sol/$name.o"   # a stand-in
+        elif [ -n "${course_copy[$name]:-}" ]; then
+            o="$kit/course-$v/${course_copy[$name]}/$name.o"   # the course's own file
         elif [ "$v" = normal ] && [ -s "$scratch/prebuilt/$name.o" ]; then
             o="$scratch/prebuilt/$name.o"
         elif ! (cd "$base" && compile "$v" "src/$name" "$o" "$@" "${same[@]}") 2>>"$dir/build.log"; then
@@ -865,7 +887,9 @@ build_profiled() {
         [ -e "$f" ] || continue
         name=$(basename "$f")
         [[ $theirs == *" $name "* ]] || continue
-        case $name in
+        case ${course_copy[$name]:+course}$name in
+        course*.cu) o="$kit/course-profile/${course_copy[$name]}/$name.o" ;;
+        course*) o="$kit/course-normal/${course_copy[$name]}/$name.o" ;;
         *.cu) o="$dir/profile/$name.o"
               if ! (cd "$base" && compile_cu "src/$name" "$o" "${PROF_FLAGS[@]}") 2>>"$dir/build.log"; then
                   echo "grade: compiling src/$name (instrumented): $(cut -f4 "$dir/compile.status" 2>/dev/null)" >>"$dir/build.log"

@@ -195,9 +195,15 @@ section gpu "the GPU path, built by nvcc without a GPU (CUDA=gpu)"
 # nvidia-smi that lists a GPU, checks every target and program it names.
 nvcc=$(make -s --no-print-directory -f cuda.mk cuda-env CUDA=emu | sed -n "s/^nvcc='\(.*\)'$/\1/p")
 # grade_gpu NAME TREE: the grader's plain and sanitizer builds of TREE with
-# nvcc, its lesson files all accepted (no build notes)
+# nvcc, its lesson files all accepted (no build notes).  Each lesson file
+# gets a comment line more, so that none is the course's own (whose
+# objects the grader would take as they are): every one is compiled and
+# checked in the sandbox.
 grade_gpu() {
-    CUDA=gpu GRADE_BUILD_ONLY=1 bash grader/grade.sh "$2" "$logs/grade-gpu-$1" &&
+    local tree=$logs/grade-gpu-tree-$1 f
+    rm -rf "$tree" && mkdir -p "$tree" && cp -R "$2/include" "$2/src" "$tree/" || return 1
+    for f in "$tree/src/"[0-9][0-9]_*; do echo "/* a copy */" >>"$f"; done
+    CUDA=gpu GRADE_BUILD_ONLY=1 bash grader/grade.sh "$tree" "$logs/grade-gpu-$1" &&
         for v in normal asan; do for l in 1 2 3 4 5 6 7 all; do
             [ -x "$logs/grade-gpu-$1/exec-$v/exec-$l" ] || { echo "no executor exec-$l ($v)"; return 1; }
         done; done &&
@@ -600,26 +606,29 @@ fi
 
 fi
 if want grade-one; then
-section grade-one "one grade, measured: make bench-grade QUICK=1 (lesson 1 of the solution)"
+section grade-one "one grade, measured: make bench-grade QUICK=1 (lesson 1 of the solution, edited)"
 # (every process's CPU, per phase, needs cgroups: as root; otherwise the
 # grade alone)
 grade_one() {
     if [ "$(id -u)" -eq 0 ]; then
         make bench-grade QUICK=1 | tee "$logs/grade-one.out" || return 1
-        grep -q '^solution-lesson1	total' build/bench/grade-quick.tsv || return 1
+        grep -q '^solution-lesson1-edited	total' build/bench/grade-quick.tsv || return 1
         # each phase's wall seconds lie within the grade's
-        awk -F'\t' '$1 == "solution-lesson1" && $4 != "-" { w[$2] = $4 }
+        awk -F'\t' '$1 == "solution-lesson1-edited" && $4 != "-" { w[$2] = $4 }
             END { if (!("total" in w)) exit 1
                   for (p in w) if (w[p] < 0 || w[p] > w["total"] + 1) {
                       print "phase " p ": " w[p] " s of wall clock, the grade took " w["total"]; bad = 1 }
                   exit bad }' build/bench/grade-quick.tsv || return 1
     else
-        GRADE_LESSONS=1 bash grader/grade.sh solution "$logs/grade-one" | tee "$logs/grade-one.out" ||
-            return 1
+        rm -rf "$logs/grade-one-tree" && mkdir -p "$logs/grade-one-tree" &&
+            cp -R solution/include solution/src "$logs/grade-one-tree/" &&
+            echo "/* edited */" >>"$logs/grade-one-tree/src/01_views.c" || return 1
+        GRADE_LESSONS=1 bash grader/grade.sh "$logs/grade-one-tree" "$logs/grade-one" |
+            tee "$logs/grade-one.out" || return 1
     fi
     grep -q '10.00/10.00' "$logs/grade-one.out" || { echo "lesson 1 of the solution: not 10.00/10.00"; return 1; }
 }
-run "a grade of lesson 1 of the solution, each phase's CPU, wall and memory (make bench-grade QUICK=1)" \
+run "a grade of lesson 1 of the solution, edited, each phase's CPU, wall and memory (make bench-grade QUICK=1)" \
     grade_one
 fi
 section ""
