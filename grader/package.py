@@ -47,6 +47,7 @@ import sys
 import tarfile
 import tempfile
 import threading
+import time
 import uuid
 import zipfile
 
@@ -392,15 +393,45 @@ def gradescope(out):
 
 
 def copy_calibration(dest):
-    """The grader's calibration (the solution's CPU seconds per test, each
-    build) is per machine: a test of a package reuses this checkout's, in
-    the package's unpacked tree `dest`, instead of timing the solution
-    again (grade.sh keeps times newer than the files they were taken from)."""
+    """What setup.sh (or the image's build) makes once per machine, taken
+    from this checkout into the package's unpacked tree `dest`, as a test
+    of a package stands in for that step: the calibration (the solution's
+    CPU seconds per test, each build), instead of timing the solution
+    again (grade.sh keeps times newer than the files they were taken
+    from), and the course's own objects (grade.sh's once_per_machine:
+    kept while no source of theirs is newer than their .done, so the
+    unpacked sources must keep the package's times).  The grader itself is
+    still built from the package's sources, by the package's scripts."""
     for build in ["normal", "asan"]:
         times = os.path.join(ROOT, "build", "grader", f"solution-cpu-emu-{build}.tsv")
         if os.path.exists(times):
             os.makedirs(os.path.join(dest, "build", "grader"), exist_ok=True)
             shutil.copy(times, os.path.join(dest, "build", "grader"))
+    for kept in ["course-emu", "course-profile"]:
+        made = os.path.join(ROOT, "build", "grader", kept)
+        if os.path.isdir(made) and not os.path.exists(os.path.join(dest, "build", "grader", kept)):
+            shutil.copytree(made, os.path.join(dest, "build", "grader", kept), symlinks=True)
+
+
+def extract_zip(path, dest):
+    """Unpack zip PATH into DEST as unzip does, each file with its time in
+    the zip (Python's extractall gives every file the time of now), and
+    each folder the time of its newest file."""
+    with zipfile.ZipFile(path) as z:
+        z.extractall(dest)
+        for info in z.infolist():
+            t = time.mktime(info.date_time + (0, 0, -1))
+            os.utime(os.path.join(dest, info.filename), (t, t))
+    settle_folder_times(dest)
+
+
+def settle_folder_times(dest):
+    """Each folder under DEST gets the time of the newest thing in it, not
+    that of its unpacking (the packages hold files only, no folders)."""
+    for d, subdirs, files in os.walk(dest, topdown=False):
+        times = [os.path.getmtime(os.path.join(d, n)) for n in subdirs + files]
+        if times:
+            os.utime(d, (max(times), max(times)))
 
 
 def check_gradescope(path):
@@ -411,13 +442,13 @@ def check_gradescope(path):
         src = os.path.join(ag, "source")
         with zipfile.ZipFile(path) as z:
             names = z.namelist()
-            for needed in ["setup.sh", "run_autograder", "grader/grade.sh",
-                           "grader/hidden/h01_views.c", "grader/hidden/h06_cuda.c",
-                           "grader/hidden/h07_permute.c", "grader/emu/emu.cpp",
-                           "solution/src/01_views.c", "solution/src/06_cuda.cu"]:
-                if needed not in names:
-                    problems.append(f"{needed} is not in the zip")
-            z.extractall(src)
+        for needed in ["setup.sh", "run_autograder", "grader/grade.sh",
+                       "grader/hidden/h01_views.c", "grader/hidden/h06_cuda.c",
+                       "grader/hidden/h07_permute.c", "grader/emu/emu.cpp",
+                       "solution/src/01_views.c", "solution/src/06_cuda.cu"]:
+            if needed not in names:
+                problems.append(f"{needed} is not in the zip")
+        extract_zip(path, src)
         for f in ["setup.sh", "run_autograder"]:
             os.chmod(os.path.join(src, f), 0o755)
         copy_calibration(src)
@@ -618,6 +649,7 @@ def check_prairielearn(out):
         tarball = os.path.join(q, "tests", "workbook.tar.gz")
         with tarfile.open(tarball) as tar:
             tar.extractall(work)
+        settle_folder_times(work)
         with open(tarball, "rb") as f, open(os.path.join(work, ".unpacked"), "w") as stamp:
             stamp.write(hashlib.sha256(f.read()).hexdigest() + "\n")
         copy_calibration(os.path.join(work, PREFIX))
