@@ -268,6 +268,10 @@ if python3 grader/emu/cu2cpp.py "$cu" "$out/lines.cpp" 2>"$out/lines.log"; then
     if grep -q 'k<<<1, 1>>>(p, 0); in a comment \*/ const char \*s = "k<<<1,1>>>(p, 0)"' "$out/lines.cpp"; then
         ok "cu2cpp: leaves comments and strings alone"
     else bad "cu2cpp: changed a comment or string:"; sed -n 6p "$out/lines.cpp"; fi
+    if [ "$(sed -n 10p "$out/lines.cpp")" = "#pragma GCC unroll 8" ] &&
+       [ "$(sed -n 12p "$out/lines.cpp")" = "#pragma GCC unroll 4" ]; then
+        ok "cu2cpp: a bare #pragma unroll becomes #pragma GCC unroll 8 (nvcc unrolls a constant loop), #pragma unroll 4 GCC's 4"
+    else bad "cu2cpp: #pragma unroll not rewritten as expected:"; sed -n '10p;12p' "$out/lines.cpp"; fi
     $CXX $OPT -c "$out/lines.cpp" -o "$out/lines.o" 2>"$out/lines.err"
     if grep -q "^$cu:13:.*not_declared_anywhere" "$out/lines.err" && [ "$(grep -c 'error' "$out/lines.err")" -eq 1 ]; then
         ok "cu2cpp: g++ reports the error at IN.cu:13, and the #pragma unroll lines pass -Werror"
