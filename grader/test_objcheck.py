@@ -50,8 +50,9 @@ CARRIES = ("# lesson\tfile\tregions\n3\t01_one.c\t*\n3\t02_two.c\ttwo_f\n"
 ALLOWED = ["one_f", "one_g", "two_f", "three_f", "fw_copy", "fw_to_host", "malloc", "free",
            "memcpy", "puts", "__stack_chk_fail", "_GLOBAL_OFFSET_TABLE_"]
 ALLOWED_CU = ALLOWED + ["__gxx_personality_v0", "_Unwind_Resume", "_Z7releasei", "_Z9may_throwi"]
-TAKEN = ["malloc", "free", "memcpy", "puts", "fw_copy", "fw_to_host", "srunner_ntests_failed",
-         "_Z10ndemu_hookv"]
+# (no Check: the executors do not link it, and a weak srunner_ntests_failed
+# is refused as not _Z-mangled)
+TAKEN = ["malloc", "free", "memcpy", "puts", "fw_copy", "fw_to_host", "_Z10ndemu_hookv"]
 
 # --- the notes grade.sh writes, word for word -------------------------------
 def holds(name, what):
