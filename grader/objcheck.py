@@ -65,7 +65,7 @@ SECTION_NAMES = re.compile(
     r"|\.gcc_except_table)(\.[A-Za-z0-9_.$]+)?|\.comment|\.note\.GNU-stack"
     r"|\.note\.gnu\.property|(\.rela)?\.eh_frame|\.group|\.symtab|\.symtab_shndx|\.strtab"
     r"|\.shstrtab|(\.rela)?\.debug_[a-z_]+")
-SHT_NULL, SHT_PROGBITS, SHT_SYMTAB, SHT_STRTAB, SHT_RELA = 0, 1, 2, 3, 4
+SHT_PROGBITS, SHT_SYMTAB, SHT_STRTAB, SHT_RELA = 1, 2, 3, 4
 SHT_NOTE, SHT_NOBITS, SHT_GROUP, SHT_SYMTAB_SHNDX = 7, 8, 17, 18
 SHT_X86_64_UNWIND, EM_X86_64 = 0x70000001, 62
 SECTION_TYPES = {SHT_PROGBITS, SHT_NOBITS, SHT_NOTE, SHT_RELA, SHT_SYMTAB,
@@ -73,7 +73,7 @@ SECTION_TYPES = {SHT_PROGBITS, SHT_NOBITS, SHT_NOTE, SHT_RELA, SHT_SYMTAB,
 SHF_EXECINSTR = 0x4
 # Symbol kinds: NOTYPE OBJECT FUNC SECTION FILE COMMON TLS (not IFUNC, 10)
 SYMBOL_TYPES = {0, 1, 2, 3, 4, 5, 6}
-STB_LOCAL, STB_GLOBAL, STB_WEAK, STB_GNU_UNIQUE = 0, 1, 2, 10
+STB_GLOBAL, STB_WEAK, STB_GNU_UNIQUE = 1, 2, 10
 SHN_UNDEF = 0
 
 # readelf's names of section and symbol types (binutils 2.40), for the notes
@@ -117,7 +117,9 @@ def symbol_type_name(t, osabi):
 
 
 def shown(name):
-    """A name as the notes show it: one line, no tab, control characters as ^X."""
+    """A name as the notes show it: one line, no tab, control characters as
+    ^X, bytes that are not UTF-8 as \\xNN."""
+    name = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     return re.sub(r"[\x00-\x1f\x7f]", lambda m: "^" + chr(ord(m.group()) ^ 0x40), name)
 
 
@@ -386,7 +388,8 @@ def main(argv):
                 read_list(a.allowed, "--allowed"), read_list(a.taken, "--taken"))
     if why is None:
         return 0
-    print(why)
+    # (UTF-8 whatever the locale: shown() made it text)
+    sys.stdout.buffer.write((why + "\n").encode("utf-8"))
     return 1
 
 

@@ -139,6 +139,9 @@ TESTS = [
      "#include <stdlib.h>\nint srunner_run_all(void *, int);\n"
      "int two_f(int x) { srunner_run_all(0, 0); return system(\"true\") + x; }\n", "c", 1,
      "src/02_two.c uses symbols outside the API, libc and libm: srunner_run_all system"),
+    ("a name that is not text (a byte that is not UTF-8, a tab) is shown as text, on one line",
+     "02_two.c", "int zzzzzzzzz(int);\nint two_f(int x) { return zzzzzzzzz(x); }\n", "odd-name",
+     1, "src/02_two.c uses symbols outside the API, libc and libm: bad\\xff^Iname"),
     ("a .cu file calls system", "06_dev.cu",
      "#include <cstdlib>\nint dev_f(int x) { return std::system(\"true\") + x; }\n", "c++", 1,
      "src/06_dev.cu uses symbols outside the API, the CUDA runtime, libstdc++, libc and libm: "
@@ -222,14 +225,17 @@ def run_case(work, i, case):
         with open(obj, "wb") as f:
             f.write(src)
     else:
-        err = compile_to(src, "c" if kind == "truncate" else kind, obj)
+        err = compile_to(src, "c" if kind in ("truncate", "odd-name") else kind, obj)
         if err:
             return f"does not compile: {err}"
+        with open(obj, "rb") as f:
+            data = f.read()
         if kind == "truncate":   # the ELF header, and half of the rest
-            with open(obj, "rb") as f:
-                data = f.read()
-            with open(obj, "wb") as f:
-                f.write(data[:len(data) // 2])
+            data = data[:len(data) // 2]
+        if kind == "odd-name":   # (as the same number of bytes)
+            data = data.replace(b"zzzzzzzzz", b"bad\xff\tname")
+        with open(obj, "wb") as f:
+            f.write(data)
     rc, out, err = objcheck(work, obj, name)
     if (rc, out) != (want_rc, want):
         return f"exit {rc}, printed {out!r}{' (stderr: ' + err.strip() + ')' if err else ''}; " \
