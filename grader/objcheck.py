@@ -46,8 +46,8 @@ Lists in the sentences are sorted by byte value (C's `sort`).
 
 Why this program reads the ELF file itself rather than running readelf
 and nm: one process per check instead of a dozen, and no parsing of
-their columns, which shift (an empty flags column hid an executable
-stack from the awk that read `readelf -S` before; "SYMTAB SECTION
+their columns, which shift (an empty flags column once hid an
+executable stack from grade.sh's awk over `readelf -S`; "SYMTAB SECTION
 INDICES" is three words).  The file is the submission's, so it is read
 as untrusted: every offset is checked against the file, and anything
 that does not add up rejects it (rule 1).  Standard library only.
@@ -232,12 +232,13 @@ class Obj:
         self.strong = {s.name for s in glob_ if s.bind == STB_GLOBAL}   # not W V u
         self.weak = self.defined - self.strong
         # nm -u, without symbol versions (memcpy@GLIBC_2.14)
-        self.undefined = {s.name.split("@")[0] for s in self.syms[1:] if s.name and s.shndx == SHN_UNDEF}
+        self.undefined = {s.name.split("@")[0] for s in self.syms[1:]
+                          if s.name and s.shndx == SHN_UNDEF}
 
 
-def sections_and_kinds(elf):
+def sections_and_kinds(obj):
     """Rule 1: what is not on the allow-lists, as a list of phrases."""
-    bad, stack = [], None
+    elf, bad, stack = obj.elf, [], None
     for s in elf.sections[1:]:
         allowed_type = s.type in SECTION_TYPES or (s.type == SHT_X86_64_UNWIND
                                                    and elf.machine == EM_X86_64)
@@ -249,9 +250,10 @@ def sections_and_kinds(elf):
                 bad.append("an executable stack")
     if stack is None:
         bad.append("an executable stack")
-    for s in elf.symbols():
+    for s in obj.syms:
         if s.type not in SYMBOL_TYPES:
-            bad.append("symbol %s of kind %s" % (shown(s.name), symbol_type_name(s.type, elf.osabi)))
+            bad.append("symbol %s of kind %s"
+                       % (shown(s.name), symbol_type_name(s.type, elf.osabi)))
     return bad
 
 
@@ -266,7 +268,7 @@ def check(obj_path, name, course, carries, allowed, taken):
     src = "src/" + name
     try:
         obj = Obj(obj_path)
-        bad = sections_and_kinds(obj.elf)
+        bad = sections_and_kinds(obj)
     except Unreadable:
         bad = ["an object that is not a well-formed ELF file"]
     if bad:

@@ -84,8 +84,8 @@ TESTS = [
      ONE + PUTS + "__attribute__((destructor)) " + EARLY, "c", 1,
      holds("01_one.c", "section .fini_array (FINI_ARRAY), section .rela.fini_array (RELA)")),
     ("a function pointer placed in .preinit_array", "01_one.c",
-     ONE + PUTS + EARLY + "static void (*const p)(void) __attribute__((section(\".preinit_array\"), used))"
-     " = early;\n", "c", 1,
+     ONE + PUTS + EARLY + "static void (*const p)(void)"
+     " __attribute__((section(\".preinit_array\"), used)) = early;\n", "c", 1,
      holds("01_one.c", "section .preinit_array (PREINIT_ARRAY), "
            "section .rela.preinit_array (RELA)")),
     ("a section of one's own", "01_one.c",
