@@ -36,15 +36,23 @@
 #     sandbox, within its limits);
 #   - it includes nothing from outside the submission and the API (a .cu
 #     file also CUDA's runtime headers, and system headers);
+# and its object, by grader/objcheck.py (one process, which reads the ELF
+# file itself and prints the build note's sentence; python3
+# grader/test_objcheck.py tests each rule on a crafted object):
 #   - its object holds only sections and symbols of an allow-list: code,
 #     data, read-only data, debug information, unwind tables; nothing that
 #     runs code by itself (.preinit_array, .init_array, .ctors, .init,
 #     .fini*, ifunc resolvers, ...) and no executable stack;
 #   - it defines exactly the global symbols its skeleton defines (C++
-#     template code that g++ emits as weak symbols aside);
+#     template code that g++ emits as weak symbols aside, which may
+#     replace nothing else the executors link);
 #   - every symbol it uses comes from the API, the framework, libc, libm,
 #     and for a .cu file libstdc++ and the CUDA runtime (the emulator's)
-#     (not from Check, the test helpers or the grader).
+#     (not from Check, the test helpers or the grader);
+#   - of the other lessons' functions it calls only those the course's own
+#     version of the file calls, or of a lesson its executors carry whole
+#     (grader/carries.tsv), and none of the framework's copies of whole
+#     arrays.
 # A lesson file that is missing or fails a check scores 0 for its lesson,
 # and the report says why; the solution's version of the file stands in
 # for it, so that the later lessons, which call its functions, are still
@@ -403,17 +411,12 @@ notes="$out/build-notes.tsv"
 : >"$notes"
 note() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$notes"; }
 
-# Global symbols an object defines / uses.
+# Global symbols an object defines.
 defined() { nm -g --defined-only "$1" | awk '{print $3}' | sort -u; }
-undefined() { nm -u "$1" | awk '{print $2}' | sed 's/@.*//' | sort -u; }
 
-# Strong global symbols (weak ones are C++ template and inline code).
-strong() { nm -g --defined-only "$1" | awk '$2 !~ /^[WVwvu]$/ {print $3}' | sort -u; }
-weak() { nm -g --defined-only "$1" | awk '$2 ~ /^[WVwvu]$/ {print $3}' | sort -u; }
-
-# What lesson code may use: the framework's and API's symbols, libc and
-# libm; .cu files also libstdc++, libgcc and the CUDA runtime (the
-# emulator's own symbols).
+# What lesson code may use (grader/objcheck.py's --allowed): the
+# framework's and API's symbols, libc and libm; .cu files also libstdc++,
+# libgcc and the CUDA runtime (the emulator's own symbols).
 "$CC" "${STUDENT_FLAGS[@]}" -O2 -I"$base/include" -c "$base/src/array.c" -o "$scratch/array.o"
 compile_cu "$base/src/device.cu" "$scratch/device.o" -O2 ||
     die "the framework's device.cu does not build for the emulator"
@@ -433,7 +436,10 @@ libsyms() {
     # the framework's internal functions, lesson 6's nd_cuda_* among them
     grep -ohE '\bnd_[a-z0-9_]+\b' "$base/src/"*.h
     libsyms libc.so.6 libm.so.6
-    echo __stack_chk_fail   # added by the compiler itself
+    # named by the compiler and the assembler themselves (gas names the
+    # GOT, which the linker makes, beside a thread-local's relocations)
+    echo __stack_chk_fail
+    echo _GLOBAL_OFFSET_TABLE_
 } | sort -u >"$scratch/allowed-uses"
 {
     cat "$scratch/allowed-uses"
@@ -445,7 +451,8 @@ libsyms() {
         grep -vE '^(__tsan_|ndemu_(profile|launch|model|gpu)_?)'
     echo __gxx_personality_v0
 } | sort -u >"$scratch/allowed-uses-cu"
-# What a .cu file's weak symbols must not replace: anything else linked.
+# What a lesson file's weak symbols must not replace (objcheck.py's
+# --taken): anything else linked.
 {
     defined "$scratch/array.o"
     defined "$scratch/device.o"
@@ -454,31 +461,6 @@ libsyms() {
         awk 'NF == 3 {print $3}'
     libsyms libc.so.6 libm.so.6 libstdc++.so.6 libgcc_s.so.1
 } | sort -u >"$scratch/taken"
-
-# The sections a lesson object may hold (readelf -S names and types):
-# code, data, read-only and thread-local data, C++ comdat groups and
-# exception tables, unwind tables, debug information, and relocations of
-# those.  Nothing that runs code by itself (.preinit_array, .init_array,
-# .fini_array, .ctors, .dtors, .init, .fini), and nothing the linker would
-# treat specially (.gnu.warning*, .gnu.linkonce*, other notes).
-SECTION_NAMES='(\.rela)?(\.text|\.data|\.bss|\.rodata|\.tdata|\.tbss|\.data\.rel\.ro|\.data\.rel|\.gcc_except_table)(\.[A-Za-z0-9_.$]+)?|\.comment|\.note\.GNU-stack|\.note\.gnu\.property|(\.rela)?\.eh_frame|\.group|\.symtab|\.symtab_shndx|\.strtab|\.shstrtab|(\.rela)?\.debug_[a-z_]+'
-SECTION_TYPES='PROGBITS|NOBITS|NOTE|RELA|SYMTAB|SYMTAB_SHNDX|STRTAB|GROUP|X86_64_UNWIND'
-# object_check OBJ: what in OBJ is not on the allow-lists, as a sentence
-# (nothing when all is well)
-object_check() {
-    local obj=$1 bad
-    bad=$(readelf -SW "$obj" 2>/dev/null | sed -nE 's/^ *\[ *[0-9]+\] +//p' |
-          awk -v names="^($SECTION_NAMES)\$" -v types="^($SECTION_TYPES)\$" \
-              '$1 == "NULL" { next }
-               $1 !~ names || $2 !~ types { printf "section %s (%s), ", $1, $2 }
-               $1 == ".note.GNU-stack" && $8 ~ /X/ { printf "an executable stack, " }')
-    bad+=$(readelf -sW "$obj" 2>/dev/null | awk 'NR > 3 && $4 !~ /^(NOTYPE|OBJECT|FUNC|SECTION|FILE|TLS|COMMON)$/ {
-              printf "symbol %s of kind %s, ", $8, $4 }')
-    if ! readelf -h "$obj" >/dev/null 2>&1; then
-        bad="an object readelf cannot read, "
-    fi
-    [ -n "$bad" ] && echo "${bad%, }"
-}
 
 # once_per_machine NAME KITNAME MAKER [ARGS...]: objects of the grader's
 # own (the solution's lesson files, the skeleton's), built outside the
@@ -561,57 +543,20 @@ check_lesson() {   # FILE: 0 if the submission's version is accepted
         note "$lesson" rejected "src/$name includes files from outside the submission: $(echo $bad)"
         return 1
     fi
-    # Nothing may run before main (or after it) but the grader's code.
-    bad=$(object_check "$obj")
-    if [ -n "$bad" ]; then
-        note "$lesson" rejected "src/$name holds what could run code by itself, or that a lesson file has no use for: $bad (constructors, destructors, ifunc resolvers and sections of one's own are not allowed)"
+    # The object: nothing in it may run before main (or after it), it
+    # defines what its skeleton does, and it uses only what it may
+    # (grader/objcheck.py says why not, in the note's words).
+    local why rc allowed="$scratch/allowed-uses"
+    $cu && allowed+=-cu
+    why=$(python3 "$root/grader/objcheck.py" --course "$kit/course-normal" \
+              --carries "$root/grader/carries.tsv" --allowed "$allowed" --taken "$scratch/taken" \
+              "$obj" "$name")
+    rc=$?
+    if [ $rc -eq 1 ] && [ -n "$why" ]; then
+        note "$lesson" rejected "$why"
         return 1
     fi
-    local skel="$kit/course-normal/skel/$name.o"
-    local extra missing
-    extra=$(comm -23 <(strong "$obj") <(strong "$skel"))
-    if [ -n "$extra" ]; then
-        note "$lesson" rejected "src/$name defines global symbols its skeleton does not: $(echo $extra) (make helpers static)"
-        return 1
-    fi
-    missing=$(comm -13 <(defined "$obj") <(strong "$skel"))
-    if [ -n "$missing" ]; then
-        note "$lesson" rejected "src/$name no longer defines $(echo $missing)"
-        return 1
-    fi
-    # Weak symbols: C++ templates (kernel launches on the emulator), which
-    # must not stand in for anything else the program links.
-    extra=$( { weak "$obj" | grep -vxF DW.ref.__gxx_personality_v0 | grep -v '^_Z';
-               weak "$obj" | comm -12 - "$scratch/taken"; } | sort -u)
-    if [ -n "$extra" ]; then
-        note "$lesson" rejected "src/$name defines symbols of the framework, the runtime or the grader: $(echo $extra)"
-        return 1
-    fi
-    local allowed="$scratch/allowed-uses"
-    $cu && allowed="$scratch/allowed-uses-cu"
-    extra=$(comm -23 <(undefined "$obj") "$allowed")
-    if [ -n "$extra" ]; then
-        note "$lesson" rejected "src/$name uses symbols outside the API, $($cu && echo "the CUDA runtime, libstdc++, ")libc and libm: $(echo $extra)"
-        return 1
-    fi
-    # Another lesson's functions: only those the course's own file calls
-    # (grader/carries.tsv: nothing else of the other lessons is in this
-    # lesson's executors, and no other lesson may do this one's work).
-    local may
-    may=$(course_uses "$name")
-    extra=$(undefined "$obj" | comm -12 - "$scratch/lesson-syms" | comm -23 - <(echo "$may"))
-    if [ -z "$extra" ]; then   # the framework's copies of whole arrays
-        extra=$(undefined "$obj" | comm -12 - <(awk -F'\t' '$1 == "*" && $2 == "framework" {
-                    gsub(/ /, "\n", $3); print $3 }' "$root/grader/carries.tsv" | sort -u))
-        if [ -n "$extra" ]; then
-            note "$lesson" rejected "src/$name calls $(echo $extra): the framework's copies of whole arrays are the tests' tools, and would do a lesson's work (lesson 2's gather); a lesson file may not call them (grader/carries.tsv)"
-            return 1
-        fi
-    fi
-    if [ -n "$extra" ]; then
-        note "$lesson" rejected "src/$name calls $(echo $extra) of another lesson; lesson $lesson's file may call only these of the other lessons' functions: $(echo ${may:-none}) (each lesson is graded beside the course's versions of the others, which hold the solution's code only of the lessons it builds on, and never of one that could do its work) (see the instructor guide, \"What an executor carries\")"
-        return 1
-    fi
+    [ $rc -eq 0 ] || { echo "grade: grader/objcheck.py failed on src/$name (above)" >&2; return 2; }
     # With a GPU, the file must also build with nvcc (CUDA-only errors).
     if $cu && [ "$cuda_mode" = gpu ] && ! in_sandbox "$st" "${COMPILE_LIMITS[@]}" \
             --rw "$cdir" --cwd "$cdir" --ro "$base/include" -- \
@@ -715,21 +660,9 @@ course_objs() {   # VARIANT FLAGS...
 # even looked at (the solution's stand in), and there is no integration run.
 only=" ${GRADE_LESSONS:-} "
 # (the course's own objects of the plain build: the skeleton's give the
-# symbols each lesson file must define)
+# symbols each lesson file must define, the solution's those it may call
+# of the other lessons: grader/objcheck.py)
 course_objs normal -O2 || die "the course's own lesson files do not build (see $scratch/solution-build.log)"
-# the lesson files' own global functions and data, and which of them each
-# course file calls
-for o in "$kit/course-normal/sol/"*.o; do strong "$o"; done | sort -u >"$scratch/lesson-syms"
-course_uses() {   # NAME: the other lessons' symbols lesson file NAME may call
-    local n f
-    n=$((10#${1%%_*}))
-    { undefined "$kit/course-normal/sol/$1.o"; undefined "$kit/course-normal/skel/$1.o"
-      # every function of a lesson its executors carry whole
-      for f in $(awk -F'\t' -v n="$n" '!/^#/ && $1 == n && $3 == "*" { print $2 }' \
-                     "$root/grader/carries.tsv"); do
-          strong "$kit/course-normal/sol/$f.o"
-      done; } | sort -u | comm -12 - "$scratch/lesson-syms"
-}
 # The lesson files are checked two at a time (they are compiles), each
 # check's notes apart, gathered in lesson order.
 phase check

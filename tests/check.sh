@@ -35,7 +35,9 @@
 #      framework's tests ("lesson 0") pass there as they do on the solution
 #   7. the sandbox's probes (in its mode here and, as root, in the uid
 #      fallback) fail to leave it, and a stand-in for the CUDA driver's
-#      start-up runs under the GPU policy and a GPU test's limits; the grader's self-tests: the solution
+#      start-up runs under the GPU policy and a GPU test's limits; the checks
+#      of a lesson object (grader/objcheck.py) accept and refuse each crafted
+#      object as the build notes say; the grader's self-tests: the solution
 #      scores 100%, the skeleton under 5%, hostile and buggy submissions get their
 #      expected scores, every report stays valid whatever a submission
 #      prints, a grade past its time limit stops, batch grading
@@ -75,7 +77,8 @@ cd "$(dirname "$0")/.."
 
 # tests/check.sh [SECTION...]: those sections alone; --quick: the
 # contributor's quick tier (builds, the public tests plain and with the
-# sanitizers, the skeleton, the sandbox's probes, one grade).
+# sanitizers, the skeleton, the sandbox's probes and the lesson objects'
+# checks, one grade).
 sections="skelgen builds gpu bench public public-asan skeleton sandbox grader coverage packaging
           workflow profiler book fuzz grade-one"
 quick="skelgen builds public public-asan skeleton sandbox grade-one"
@@ -408,7 +411,7 @@ printf '  ok    skeleton: %d framework tests passed, %d lesson tests failed clea
 
 fi
 if want sandbox; then
-section sandbox "the sandbox: probes that try to leave it, in its strong mode and its fallback"
+section sandbox "the sandbox: probes that try to leave it, in its strong mode and its fallback; the lesson objects' checks"
 # (cuda_start: a stand-in for the CUDA driver's start-up, run as a grade
 # runs a test with a GPU in view: the GPU policy and a GPU test's limits
 # must let it start, the CPU policy and a CPU test's limits must not)
@@ -425,6 +428,10 @@ if make -s $sbt/test_sandbox $sbt/probe $sbt/cuda_start >"$logs/sandbox-build.lo
 else
     bad "build the sandbox's self-tests (log: $logs/sandbox-build.log)"
 fi
+# (what may go into an executor beside the sandbox: nothing that runs
+# before main, nothing of another lesson's; seconds, no grade)
+python3 grader/test_objcheck.py >"$logs/objcheck.log" 2>&1
+add_counts "lesson objects' checks, a crafted object per rule (grader/objcheck.py)" "$logs/objcheck.log"
 
 fi
 if want grader; then
