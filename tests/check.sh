@@ -79,8 +79,8 @@ cd "$(dirname "$0")/.."
 # contributor's quick tier (builds, the public tests plain and with the
 # sanitizers, the skeleton, the sandbox's probes and the lesson objects'
 # checks, one grade).
-sections="skelgen builds gpu bench public public-asan skeleton sandbox grader coverage packaging
-          workflow profiler book fuzz grade-one"
+sections="skelgen builds compat gpu bench public public-asan skeleton sandbox grader coverage
+          packaging workflow profiler book fuzz grade-one"
 quick="skelgen builds public public-asan skeleton sandbox grade-one"
 only=()
 for a in "$@"; do
@@ -184,6 +184,10 @@ if want builds; then
 section builds "builds (-Wall -Wextra -Werror)"
 run "build solution" make build TREE=solution SAN=0
 run "build skeleton" make build TREE=skeleton SAN=0
+
+fi
+if want compat; then
+section compat "gcc 11 (Gradescope's Ubuntu 22.04), and the CUDA emulator's self-tests"
 run "both trees, the emulator and the grader build with gcc/g++ 11 (Ubuntu 22.04, Gradescope's image)" make -s compat-check
 bash grader/emu/test_emu.sh >"$logs/emu.log" 2>&1
 add_counts "CUDA emulator self-tests" "$logs/emu.log"
