@@ -53,10 +53,10 @@ static const ndemu_gpu k_gpus[] = {
 static const ndemu_model_params k_params = {
     601e-9, /* latency_s: Little's law on the read kernel at 3% occupancy   */
     0.267,  /* queue_loads: the read kernel at 25%                            */
-    0.822,  /* queue_stores: the scale kernel (a copy) at 25%                 */
-    257e-9, /* barrier_s: the padded 32x32 tile, one element per thread       */
-    0.952,  /* dram_one_way: the read kernel at 100% (95.2% of nameplate)     */
-    0.836,  /* dram_copy: the scale kernel at 100% (83.6% of nameplate)       */
+    0.823,  /* queue_stores: the scale kernel (a copy) at 25%                 */
+    256e-9, /* barrier_s: the padded 32x32 tile, one element per thread       */
+    0.956,  /* dram_one_way: the read kernel at 100% (95.2% of nameplate)     */
+    0.837,  /* dram_copy: the scale kernel at 100% (83.6% of nameplate)       */
     0.650,  /* l2_scattered: the naive transpose (strided stores)             */
 };
 
