@@ -161,7 +161,57 @@ static const source sources[] = {
 };
 enum { NSOURCES = sizeof sources / sizeof sources[0] };
 
-enum kernel_id { K_NAIVE, K_TILED, K_TILED2, K_TILED4, K_COPY, K_SCALE, K_READ };
+enum kernel_id { K_TRANSPOSE, K_COPY, K_SCALE, K_READ };
+
+/* The sizes run here, and the published ones. */
+static const int kN = 1024;                        /* S1: kN x kN here, 32768 x 32768 published */
+static const size_t kCopyBytes = (size_t)1 << 20;  /* S2: 2^27 bytes published */
+static const size_t kStream = (size_t)1 << 18;     /* S3: doubles; 128 Mi published */
+
+/* ---- launchers: each row's kernel with the publication's grid and block */
+typedef void (*launcher)(const void *in, void *out);
+
+static void run_naive(const void *in, void *out)
+{
+    naive<<<dim3(kN / 32, kN / 32), dim3(32, 32)>>>((const float *)in, (float *)out, kN);
+}
+
+template <int TILE, int ROWS, int PAD>
+static void run_tiled(const void *in, void *out)
+{
+    tiled<TILE, ROWS, PAD><<<dim3(kN / TILE, kN / TILE), dim3(TILE, ROWS)>>>((const float *)in, (float *)out, kN);
+}
+
+template <int TILE, int ROWS>
+static void run_tiled2(const void *in, void *out)
+{
+    tiled2<TILE, ROWS><<<dim3(kN / TILE, kN / TILE), dim3(TILE / 2, ROWS)>>>((const float *)in, (float *)out, kN);
+}
+
+template <int TILE, int ROWS>
+static void run_tiled4(const void *in, void *out)
+{
+    tiled4<TILE, ROWS><<<dim3(kN / TILE, kN / TILE), dim3(TILE / 4, ROWS)>>>((const float *)in, (float *)out, kN);
+}
+
+template <typename V>
+static void run_copy(const void *in, void *out)
+{
+    size_t n = kCopyBytes / sizeof(V);
+    copy_wide<V><<<(unsigned)((n + 1023) / 1024), 1024>>>((const V *)in, (V *)out, n);
+}
+
+template <int BLOCK>
+static void run_scale(const void *in, void *out)
+{
+    stream_scale<<<(unsigned)(kStream / BLOCK + 1), BLOCK>>>((double *)out, (const double *)in, kStream);
+}
+
+template <int BLOCK>
+static void run_read(const void *in, void *out)
+{
+    stream_read<<<(unsigned)(kStream / BLOCK + 1), BLOCK>>>((double *)out, (const double *)in, kStream);
+}
 
 /* The model's fitted parameters (ndemu_model_params), each fitted to one
  * row; on the emulator, where each lives and the range it is searched in. */
@@ -188,49 +238,69 @@ struct row {
     double lo, hi;    /* published, % of the GPU's nameplate DRAM bandwidth */
     int fit;          /* the parameter fitted to it (in sample), or TEST (out of sample) */
     kernel_id k;
-    int tile, rows, pad; /* transposes; copies: bytes per element; stream: block size */
+    launcher run;
 };
 
 /* The published figures (% of nameplate): S1 as printed; S2's GB/s
  * ranges / 3352; S3's GB/s / 2039. */
 static const row rows[] = {
-    {"naive", 0, "one thread per element: reads coalesced, writes strided", 14.2, 14.2, P_L2, K_NAIVE, 32, 32, 0},
-    {"tiled", 0, "32x32 shared tile, no padding (32-way bank conflicts)", 29.7, 29.7, TEST, K_TILED, 32, 32, 0},
-    {"tiled_pad", 0, "padded [32][33], one element per thread", 50.5, 50.5, P_BARRIER, K_TILED, 32, 32, 1},
-    {"coarsen2", 0, "padded, 32x16 blocks, 2 rows per thread", 71.1, 71.1, TEST, K_TILED, 32, 16, 1},
-    {"coarsen4", 0, "padded, 32x8 blocks, 4 rows per thread (lesson 7's shape)", 82.7, 82.7, TEST, K_TILED, 32, 8, 1},
-    {"coarsen8", 0, "padded, 32x4 blocks, 8 rows per thread", 82.8, 82.8, TEST, K_TILED, 32, 4, 1},
-    {"vec2", 0, "float2 per thread, 16x32 blocks", 71.1, 71.1, TEST, K_TILED2, 32, 32, 1},
-    {"vec2_coarsen2", 0, "float2, 16x16 blocks, 2 rows per thread", 82.7, 82.7, TEST, K_TILED2, 32, 16, 1},
-    {"vec2_coarsen4", 0, "float2, 16x8 blocks, 4 rows per thread", 82.8, 82.8, TEST, K_TILED2, 32, 8, 1},
-    {"vec2_coarsen8", 0, "float2, 16x4 blocks, 8 rows per thread", 82.8, 82.8, TEST, K_TILED2, 32, 4, 1},
-    {"vec4", 0, "float4 per thread, 8x32 blocks", 82.7, 82.7, TEST, K_TILED4, 32, 32, 1},
-    {"vec4_coarsen2", 0, "float4, 8x16 blocks, 2 rows per thread", 82.7, 82.7, TEST, K_TILED4, 32, 16, 1},
-    {"vec4_coarsen4", 0, "float4, 8x8 blocks, 4 rows per thread", 82.8, 82.8, TEST, K_TILED4, 32, 8, 1},
-    {"vec4_coarsen8", 0, "float4, 8x4 blocks, 8 rows per thread", 82.7, 82.7, TEST, K_TILED4, 32, 4, 1},
-    {"vec2_t64", 0, "64x64 tile, float2, 32x32 blocks", 85.7, 85.7, TEST, K_TILED2, 64, 32, 1},
-    {"vec2_t64_coarsen2", 0, "64x64 tile, float2, 32x16 blocks", 87.7, 87.7, TEST, K_TILED2, 64, 16, 1},
-    {"vec2_t64_coarsen4", 0, "64x64 tile, float2, 32x8 blocks", 87.3, 87.3, TEST, K_TILED2, 64, 8, 1},
-    {"vec4_t64", 0, "64x64 tile, float4, 16x32 blocks", 87.7, 87.7, TEST, K_TILED4, 64, 32, 1},
-    {"vec4_t64_coarsen2", 0, "64x64 tile, float4, 16x16 blocks", 87.3, 87.3, TEST, K_TILED4, 64, 16, 1},
-    {"vec4_t64_coarsen4", 0, "64x64 tile, float4, 16x8 blocks", 87.7, 87.7, TEST, K_TILED4, 64, 8, 1},
-    {"copy1", 1, "copy, 1 byte per thread (650-700 GB/s)", 19.4, 20.9, TEST, K_COPY, 1, 0, 0},
-    {"copy2", 1, "copy, 2 bytes per thread (1150-1200 GB/s)", 34.3, 35.8, TEST, K_COPY, 2, 0, 0},
-    {"copy4", 1, "copy, 4 bytes per thread (1950-2050 GB/s)", 58.2, 61.2, TEST, K_COPY, 4, 0, 0},
-    {"copy8", 1, "copy, 8 bytes per thread (2550-2700 GB/s)", 76.1, 80.5, TEST, K_COPY, 8, 0, 0},
-    {"copy16", 1, "copy, 16 bytes per thread (3000-3100 GB/s)", 89.5, 92.5, TEST, K_COPY, 16, 0, 0},
-    {"scale_b32", 2, "a[i] = b[i] * c, blocks of 32 (3% occupancy; 183 GB/s)", 9.0, 9.0, TEST, K_SCALE, 32, 0, 0},
-    {"scale_b128", 2, "scale, blocks of 128 (12.5%; 607 GB/s)", 29.8, 29.8, TEST, K_SCALE, 128, 0, 0},
-    {"scale_b256", 2, "scale, blocks of 256 (25%; 1037 GB/s)", 50.9, 50.9, P_QUEUE_STORES, K_SCALE, 256, 0, 0},
-    {"scale_b512", 2, "scale, blocks of 512 (50%; 1583 GB/s)", 77.6, 77.6, TEST, K_SCALE, 512, 0, 0},
-    {"scale_b768", 2, "scale, blocks of 768 (75%; 1666 GB/s)", 81.7, 81.7, TEST, K_SCALE, 768, 0, 0},
-    {"scale_b1024", 2, "scale, blocks of 1024 (100%; 1704 GB/s)", 83.6, 83.6, P_COPY, K_SCALE, 1024, 0, 0},
-    {"read_b32", 2, "s += b[i], blocks of 32 (3%; 96 GB/s)", 4.7, 4.7, P_LATENCY, K_READ, 32, 0, 0},
-    {"read_b128", 2, "read, blocks of 128 (12.5%; 368 GB/s)", 18.0, 18.0, TEST, K_READ, 128, 0, 0},
-    {"read_b256", 2, "read, blocks of 256 (25%; 702 GB/s)", 34.4, 34.4, P_QUEUE_LOADS, K_READ, 256, 0, 0},
-    {"read_b512", 2, "read, blocks of 512 (50%; 1261 GB/s)", 61.8, 61.8, TEST, K_READ, 512, 0, 0},
-    {"read_b768", 2, "read, blocks of 768 (75%; 1680 GB/s)", 82.4, 82.4, TEST, K_READ, 768, 0, 0},
-    {"read_b1024", 2, "read, blocks of 1024 (100%; 1942 GB/s)", 95.2, 95.2, P_ONE_WAY, K_READ, 1024, 0, 0},
+    {"naive", 0, "one thread per element: reads coalesced, writes strided",
+     14.2, 14.2, P_L2, K_TRANSPOSE, run_naive},
+    {"tiled", 0, "32x32 shared tile, no padding (32-way bank conflicts)",
+     29.7, 29.7, TEST, K_TRANSPOSE, run_tiled<32, 32, 0>},
+    {"tiled_pad", 0, "padded [32][33], one element per thread",
+     50.5, 50.5, P_BARRIER, K_TRANSPOSE, run_tiled<32, 32, 1>},
+    {"coarsen2", 0, "padded, 32x16 blocks, 2 rows per thread",
+     71.1, 71.1, TEST, K_TRANSPOSE, run_tiled<32, 16, 1>},
+    {"coarsen4", 0, "padded, 32x8 blocks, 4 rows per thread (lesson 7's shape)",
+     82.7, 82.7, TEST, K_TRANSPOSE, run_tiled<32, 8, 1>},
+    {"coarsen8", 0, "padded, 32x4 blocks, 8 rows per thread",
+     82.8, 82.8, TEST, K_TRANSPOSE, run_tiled<32, 4, 1>},
+    {"vec2", 0, "float2 per thread, 16x32 blocks", 71.1, 71.1, TEST, K_TRANSPOSE, run_tiled2<32, 32>},
+    {"vec2_coarsen2", 0, "float2, 16x16 blocks, 2 rows per thread",
+     82.7, 82.7, TEST, K_TRANSPOSE, run_tiled2<32, 16>},
+    {"vec2_coarsen4", 0, "float2, 16x8 blocks, 4 rows per thread",
+     82.8, 82.8, TEST, K_TRANSPOSE, run_tiled2<32, 8>},
+    {"vec2_coarsen8", 0, "float2, 16x4 blocks, 8 rows per thread",
+     82.8, 82.8, TEST, K_TRANSPOSE, run_tiled2<32, 4>},
+    {"vec4", 0, "float4 per thread, 8x32 blocks", 82.7, 82.7, TEST, K_TRANSPOSE, run_tiled4<32, 32>},
+    {"vec4_coarsen2", 0, "float4, 8x16 blocks, 2 rows per thread",
+     82.7, 82.7, TEST, K_TRANSPOSE, run_tiled4<32, 16>},
+    {"vec4_coarsen4", 0, "float4, 8x8 blocks, 4 rows per thread",
+     82.8, 82.8, TEST, K_TRANSPOSE, run_tiled4<32, 8>},
+    {"vec4_coarsen8", 0, "float4, 8x4 blocks, 8 rows per thread",
+     82.7, 82.7, TEST, K_TRANSPOSE, run_tiled4<32, 4>},
+    {"vec2_t64", 0, "64x64 tile, float2, 32x32 blocks", 85.7, 85.7, TEST, K_TRANSPOSE, run_tiled2<64, 32>},
+    {"vec2_t64_coarsen2", 0, "64x64 tile, float2, 32x16 blocks",
+     87.7, 87.7, TEST, K_TRANSPOSE, run_tiled2<64, 16>},
+    {"vec2_t64_coarsen4", 0, "64x64 tile, float2, 32x8 blocks",
+     87.3, 87.3, TEST, K_TRANSPOSE, run_tiled2<64, 8>},
+    {"vec4_t64", 0, "64x64 tile, float4, 16x32 blocks", 87.7, 87.7, TEST, K_TRANSPOSE, run_tiled4<64, 32>},
+    {"vec4_t64_coarsen2", 0, "64x64 tile, float4, 16x16 blocks",
+     87.3, 87.3, TEST, K_TRANSPOSE, run_tiled4<64, 16>},
+    {"vec4_t64_coarsen4", 0, "64x64 tile, float4, 16x8 blocks",
+     87.7, 87.7, TEST, K_TRANSPOSE, run_tiled4<64, 8>},
+    {"copy1", 1, "copy, 1 byte per thread (650-700 GB/s)", 19.4, 20.9, TEST, K_COPY, run_copy<uint8_t>},
+    {"copy2", 1, "copy, 2 bytes per thread (1150-1200 GB/s)", 34.3, 35.8, TEST, K_COPY, run_copy<uint16_t>},
+    {"copy4", 1, "copy, 4 bytes per thread (1950-2050 GB/s)", 58.2, 61.2, TEST, K_COPY, run_copy<uint32_t>},
+    {"copy8", 1, "copy, 8 bytes per thread (2550-2700 GB/s)", 76.1, 80.5, TEST, K_COPY, run_copy<uint64_t>},
+    {"copy16", 1, "copy, 16 bytes per thread (3000-3100 GB/s)", 89.5, 92.5, TEST, K_COPY, run_copy<uint4>},
+    {"scale_b32", 2, "a[i] = b[i] * c, blocks of 32 (3% occupancy; 183 GB/s)",
+     9.0, 9.0, TEST, K_SCALE, run_scale<32>},
+    {"scale_b128", 2, "scale, blocks of 128 (12.5%; 607 GB/s)", 29.8, 29.8, TEST, K_SCALE, run_scale<128>},
+    {"scale_b256", 2, "scale, blocks of 256 (25%; 1037 GB/s)",
+     50.9, 50.9, P_QUEUE_STORES, K_SCALE, run_scale<256>},
+    {"scale_b512", 2, "scale, blocks of 512 (50%; 1583 GB/s)", 77.6, 77.6, TEST, K_SCALE, run_scale<512>},
+    {"scale_b768", 2, "scale, blocks of 768 (75%; 1666 GB/s)", 81.7, 81.7, TEST, K_SCALE, run_scale<768>},
+    {"scale_b1024", 2, "scale, blocks of 1024 (100%; 1704 GB/s)",
+     83.6, 83.6, P_COPY, K_SCALE, run_scale<1024>},
+    {"read_b32", 2, "s += b[i], blocks of 32 (3%; 96 GB/s)", 4.7, 4.7, P_LATENCY, K_READ, run_read<32>},
+    {"read_b128", 2, "read, blocks of 128 (12.5%; 368 GB/s)", 18.0, 18.0, TEST, K_READ, run_read<128>},
+    {"read_b256", 2, "read, blocks of 256 (25%; 702 GB/s)", 34.4, 34.4, P_QUEUE_LOADS, K_READ, run_read<256>},
+    {"read_b512", 2, "read, blocks of 512 (50%; 1261 GB/s)", 61.8, 61.8, TEST, K_READ, run_read<512>},
+    {"read_b768", 2, "read, blocks of 768 (75%; 1680 GB/s)", 82.4, 82.4, TEST, K_READ, run_read<768>},
+    {"read_b1024", 2, "read, blocks of 1024 (100%; 1942 GB/s)",
+     95.2, 95.2, P_ONE_WAY, K_READ, run_read<1024>},
 };
 enum { NROWS = sizeof rows / sizeof rows[0] };
 
@@ -239,11 +309,6 @@ enum { NROWS = sizeof rows / sizeof rows[0] };
 #else
 #define NDEMU_OR(emulator, gpu) gpu
 #endif
-
-/* The sizes run here, and the published ones. */
-static const int kN = 1024;                        /* S1: kN x kN here, 32768 x 32768 published */
-static const size_t kCopyBytes = (size_t)1 << 20;  /* S2: 2^27 bytes published */
-static const size_t kStream = (size_t)1 << 18;     /* S3: doubles; 128 Mi published */
 
 #ifdef NDEMU
 static double published_scale(const row &r)
@@ -256,58 +321,6 @@ static double published_scale(const row &r)
     }
 }
 #endif
-
-/* Launch row r's kernel on in (bytes of input) into out. */
-static void launch(const row &r, const void *in, void *out)
-{
-    const float *fi = (const float *)in;
-    float *fo = (float *)out;
-    dim3 g(kN / r.tile, kN / r.tile);
-    switch (r.k) {
-    case K_NAIVE: naive<<<dim3(kN / 32, kN / 32), dim3(32, 32)>>>(fi, fo, kN); return;
-    case K_TILED:
-        if (r.pad == 0) tiled<32, 32, 0><<<g, dim3(32, 32)>>>(fi, fo, kN);
-        else if (r.rows == 32) tiled<32, 32, 1><<<g, dim3(32, 32)>>>(fi, fo, kN);
-        else if (r.rows == 16) tiled<32, 16, 1><<<g, dim3(32, 16)>>>(fi, fo, kN);
-        else if (r.rows == 8) tiled<32, 8, 1><<<g, dim3(32, 8)>>>(fi, fo, kN);
-        else tiled<32, 4, 1><<<g, dim3(32, 4)>>>(fi, fo, kN);
-        return;
-    case K_TILED2:
-        if (r.tile == 64) {
-            if (r.rows == 32) tiled2<64, 32><<<g, dim3(32, 32)>>>(fi, fo, kN);
-            else if (r.rows == 16) tiled2<64, 16><<<g, dim3(32, 16)>>>(fi, fo, kN);
-            else tiled2<64, 8><<<g, dim3(32, 8)>>>(fi, fo, kN);
-        } else if (r.rows == 32) tiled2<32, 32><<<g, dim3(16, 32)>>>(fi, fo, kN);
-        else if (r.rows == 16) tiled2<32, 16><<<g, dim3(16, 16)>>>(fi, fo, kN);
-        else if (r.rows == 8) tiled2<32, 8><<<g, dim3(16, 8)>>>(fi, fo, kN);
-        else tiled2<32, 4><<<g, dim3(16, 4)>>>(fi, fo, kN);
-        return;
-    case K_TILED4:
-        if (r.tile == 64) {
-            if (r.rows == 32) tiled4<64, 32><<<g, dim3(16, 32)>>>(fi, fo, kN);
-            else if (r.rows == 16) tiled4<64, 16><<<g, dim3(16, 16)>>>(fi, fo, kN);
-            else tiled4<64, 8><<<g, dim3(16, 8)>>>(fi, fo, kN);
-        } else if (r.rows == 32) tiled4<32, 32><<<g, dim3(8, 32)>>>(fi, fo, kN);
-        else if (r.rows == 16) tiled4<32, 16><<<g, dim3(8, 16)>>>(fi, fo, kN);
-        else if (r.rows == 8) tiled4<32, 8><<<g, dim3(8, 8)>>>(fi, fo, kN);
-        else tiled4<32, 4><<<g, dim3(8, 4)>>>(fi, fo, kN);
-        return;
-    case K_COPY: {
-        size_t n = kCopyBytes / r.tile;
-        unsigned blocks = (unsigned)((n + 1023) / 1024);
-        switch (r.tile) {
-        case 1: copy_wide<uint8_t><<<blocks, 1024>>>((const uint8_t *)in, (uint8_t *)out, n); break;
-        case 2: copy_wide<uint16_t><<<blocks, 1024>>>((const uint16_t *)in, (uint16_t *)out, n); break;
-        case 4: copy_wide<uint32_t><<<blocks, 1024>>>((const uint32_t *)in, (uint32_t *)out, n); break;
-        case 8: copy_wide<uint64_t><<<blocks, 1024>>>((const uint64_t *)in, (uint64_t *)out, n); break;
-        default: copy_wide<uint4><<<blocks, 1024>>>((const uint4 *)in, (uint4 *)out, n);
-        }
-        return;
-    }
-    case K_SCALE: stream_scale<<<(unsigned)(kStream / r.tile + 1), r.tile>>>((double *)out, (const double *)in, kStream); return;
-    case K_READ: stream_read<<<(unsigned)(kStream / r.tile + 1), r.tile>>>((double *)out, (const double *)in, kStream); return;
-    }
-}
 
 /* Bytes of the input and output buffers row r uses here. */
 static size_t row_bytes(const row &r)
@@ -454,8 +467,9 @@ static int write_tables(const char *dir, const double *modelled, const summary &
     FILE *t = fopen(tsv.c_str(), "w"), *m = fopen(md.c_str(), "w");
     if (!t || !m) return fail("cannot write the tables in the -o folder");
     fprintf(t, "# The performance model (grader/emu/model.cpp) against published measurements, written by\n"
-               "# grader/emu/tests/model_validation.cu (make model-validation).  Percentages of the GPU's nameplate\n"
-               "# DRAM bandwidth (H100 SXM: nameplate 3352 GB/s; H100 PCIe: 2039 GB/s), (bytes read + written) / time.\n"
+               "# grader/emu/tests/model_validation.cu (make model-validation).  Percentages of the GPU's\n"
+               "# nameplate DRAM bandwidth (H100 SXM: nameplate 3352 GB/s; H100 PCIe: 2039 GB/s),\n"
+               "# (bytes read + written) / time.\n"
                "# set: the parameter fitted to the row (in sample), or test (out of sample: no parameter was).\n"
                "# error: modelled minus published, in points (0 inside a published range).  Sources:\n");
     for (const source &x : sources) fprintf(t, "# %s: %s\n", x.key, x.citation);
@@ -537,7 +551,7 @@ int main(int argc, char **argv)
         const row &r = rows[v];
         size_t bytes = row_bytes(r);
         cudaMemset(dout, 0, bytes); /* a stale result cannot pass */
-        launch(r, din, dout);
+        r.run(din, dout);
         cudaError_t e = cudaDeviceSynchronize();
         if (e != cudaSuccess) {
             fprintf(stderr, "%s: %s\n", r.name, cudaGetErrorString(e));
@@ -562,7 +576,7 @@ int main(int argc, char **argv)
          * so these figures include more launch cost */
         cudaEventRecord(e0);
         const int reps = 20;
-        for (int k = 0; k < reps; k++) launch(r, din, dout);
+        for (int k = 0; k < reps; k++) r.run(din, dout);
         cudaEventRecord(e1);
         cudaEventSynchronize(e1);
         float ms = 0;
