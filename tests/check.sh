@@ -60,7 +60,8 @@
 #      the wall-clock backstop stops only a test that sleeps, naming where;
 #      make debug under gdb; make bench-loop measures the loop's latency
 #  10. the CUDA emulator as a profiler and a sanitizer: the model's
-#      validation table and the lessons' profiles are what the build makes
+#      validation table (its parameters re-fitted, its out-of-sample rows
+#      judged) and the lessons' profiles are what the build makes
 #      (lessons/data/), make profile L=7 profiles every lesson 7 kernel
 #      version, the public tests pass on the instrumented emulator, and its
 #      racecheck names the lines of a transpose without its barriers
@@ -514,8 +515,25 @@ fresh() {   # NAME TARGET FILES...: make TARGET OUT=dir, then compare each file
     if [ -z "$stale" ]; then ok "$name"
     else bad "$name: lessons/data/ differs from what make $target writes:$stale (run make $target TREE=solution and commit)"; fi
 }
-fresh "the model meets the published H100 transposes (order, 10 points) and lessons/data/model-validation.* is current" \
+fresh "the model holds the parameters its fit rows give, meets every out-of-sample published row (10 points, no pair reversed), and lessons/data/model-validation.* is current" \
     model-validation model-validation.tsv model-validation.md
+# The committed table judged on its own: out-of-sample rows of more than
+# one publication, more of them than fitted ones, each within 10 points.
+verdict=$(awk -F'\t' '!/^#/ && $1 != "row" {
+        e = $7 < 0 ? -$7 : $7
+        if ($8 == "test") { test++; src[$2] = 1; if (e > worst) worst = e; if (e > 10) { far++; which = which " " $1 } }
+        else fit++
+    }
+    END {
+        for (k in src) nsrc++
+        printf "%d %d %d %.1f %d%s\n", test, fit, nsrc, worst, far, which
+    }' lessons/data/model-validation.tsv)
+read -r n_test n_fit n_src worst far which <<<"$verdict"
+if [ "${n_test:-0}" -ge 20 ] && [ "$n_test" -gt "$n_fit" ] && [ "$n_src" -ge 2 ] && [ "$far" -eq 0 ]; then
+    ok "lessons/data/model-validation.tsv: $n_test out-of-sample rows from $n_src publications within 10 points (largest $worst), $n_fit rows fitted"
+else
+    bad "lessons/data/model-validation.tsv: $n_test out-of-sample rows from $n_src publications, $n_fit fitted, $far beyond 10 points:${which:- none}"
+fi
 fresh "the lessons' profiles (lessons/data/profile*) are what make profile-data writes" \
     profile-data profile.tsv profile-l6.txt profile-l7.txt
 make profile L=7 TREE=solution >"$logs/profile-l7.log" 2>&1

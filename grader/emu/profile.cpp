@@ -36,6 +36,12 @@
 
 namespace ndemu {
 
+/* A block's share of L1 for global loads, in sectors: 32 KB, what each of
+ * 4 resident blocks has of the smallest L1 the model's GPUs have (128 KB
+ * per SM on compute capability 8.9).  Global loads are cached in L1 (the
+ * default since compute capability 7.0); stores are written through. */
+static const uint64_t kL1Sectors = 32 * 1024 / 32;
+
 /* ---- settings --------------------------------------------------------- */
 struct ProfSettings {
     bool instrumented = false; /* an instrumented object is linked (__tsan_init ran) */
@@ -120,8 +126,25 @@ struct Prof {
     std::vector<std::vector<std::vector<uint32_t>>> widx;
     std::vector<Group> groups;
     std::vector<uint32_t> ld_bytes;               /* per thread, this interval */
-    double interval_bytes = 0, interval_capped = 0;
+    double interval_bytes = 0;
     uint64_t intervals = 0;
+    /* per thread: the load bytes issued since its last wait (its loads in
+     * flight: a run), the run's number, whether it stored since the run
+     * began, and per load site the run it last executed in and how often
+     * (run << 8 | count); over the launch, the bytes and number of runs */
+    struct Run {
+        uint32_t bytes = 0, id = 1;
+        bool stored = false;
+        std::vector<uint64_t> site;
+    };
+    std::vector<Run> run;
+    double run_bytes = 0;
+    uint64_t runs = 0;
+    /* this block's L1 for loads: sector -> the block's load misses when it
+     * was last used; a sector last used kL1Sectors misses ago or more is
+     * gone (least recently used) */
+    std::unordered_map<uintptr_t, uint64_t> l1;
+    uint64_t l1_misses = 0;
     /* distinct sectors read and written, per allocation (base -> bits) */
     std::unordered_map<uintptr_t, Bits> dram_rd, dram_wr;
     /* the __shared__ arrays this launch touched */
@@ -348,9 +371,12 @@ static void prof_launch_begin(const LaunchInfo &info, const void *ctx, size_t ct
     P.widx.assign((size_t)(n + 31) / 32, std::vector<std::vector<uint32_t>>());
     P.warp_epoch.assign((size_t)(n + 31) / 32, 1);
     P.ld_bytes.assign((size_t)n, 0);
+    P.run.assign((size_t)n, Prof::Run());
     P.groups.clear();
-    P.interval_bytes = P.interval_capped = 0;
+    P.interval_bytes = 0;
     P.intervals = 0;
+    P.run_bytes = 0;
+    P.runs = 0;
     P.dram_rd.clear();
     P.dram_wr.clear();
     P.sh_used.clear();
@@ -367,6 +393,37 @@ static void prof_launch_begin(const LaunchInfo &info, const void *ctx, size_t ct
     P.t0 = now_s();
 }
 
+/* A run of loads in flight ends: the thread waits for them. */
+static void end_run(Prof::Run &r)
+{
+    Prof &P = g_prof;
+    if (r.bytes) {
+        P.run_bytes += r.bytes;
+        P.runs++;
+    }
+    r.bytes = 0;
+    r.id++;
+    r.stored = false;
+}
+
+/* A thread loads n bytes at a site.  A site executed again in the same
+ * run is the loop's next iteration: as nvcc compiles a loop whose trip
+ * count it does not know (sm_90, checked with nvdisasm), four iterations
+ * are issued together when the loop stores nothing, and one at a time
+ * when it stores; a loop the compiler unrolled has its sites once each. */
+static void run_load(Prof::Run &r, uint32_t site, uint32_t n)
+{
+    if (r.site.size() <= site) r.site.resize((size_t)site + 1, 0);
+    uint64_t &x = r.site[site];
+    uint32_t count = (uint32_t)(x >> 8 == r.id ? (x & 0xff) + 1 : 1);
+    if (count > 1 && (r.stored || count > 4)) {
+        end_run(r);
+        count = 1;
+    }
+    x = (uint64_t)r.id << 8 | count;
+    r.bytes += n;
+}
+
 /* The loads each thread issued in the interval that ends here. */
 static void end_interval(void)
 {
@@ -374,10 +431,10 @@ static void end_interval(void)
     for (uint32_t &b : P.ld_bytes) {
         if (!b) continue;
         P.interval_bytes += b;
-        P.interval_capped += b < 64 ? b : 64;
         P.intervals++;
         b = 0;
     }
+    for (Prof::Run &r : P.run) end_run(r);
 }
 
 static void new_interval(void)
@@ -394,6 +451,8 @@ static void flush_shared_init(void);
 static void prof_block_begin(void)
 {
     new_interval();
+    g_prof.l1.clear();
+    g_prof.l1_misses = 0;
     g_prof.block_epoch = g_prof.epoch;
     g_prof.pend.on = false;
 }
@@ -433,7 +492,7 @@ static void prof_launch_end(void)
         s.shared_static += sa->hi - sa->lo;
     }
     s.load_bytes_per_interval = P.intervals ? P.interval_bytes / (double)P.intervals : 0;
-    s.load_bytes_in_flight = P.intervals ? P.interval_capped / (double)P.intervals : 0;
+    s.load_bytes_in_flight = P.runs ? P.run_bytes / (double)P.runs : 0;
     s.seconds = now_s() - P.t0;
     P.dram_rd.clear();
     P.dram_wr.clear();
@@ -491,6 +550,8 @@ static void count_global(Group &g, Site &t, ndemu_access_stats &st, bool write)
     }
     std::sort(sec, sec + ns);
     int nsec = (int)(std::unique(sec, sec + ns) - sec);
+    for (int i = 0; i < nsec; i++) /* lines: 4 sectors each, sec sorted */
+        g_prof.cur.l1_lines += i == 0 || sec[i] >> 2 != sec[i - 1] >> 2;
     std::sort(lo, lo + nl);
     uint64_t bytes = 0;
     uintptr_t end = 0;
@@ -507,6 +568,21 @@ static void count_global(Group &g, Site &t, ndemu_access_stats &st, bool write)
     st.by_width[wi]++;
     /* distinct sectors of the launch, per allocation */
     Prof &P = g_prof;
+    if (!write) {
+        /* the sectors L1 does not hold reach L2 */
+        for (int i = 0; i < nsec; i++) {
+            auto it = P.l1.find(sec[i]);
+            if (it != P.l1.end() && P.l1_misses - it->second < kL1Sectors) {
+                it->second = P.l1_misses;
+                continue;
+            }
+            P.cur.l2_load_sectors++;
+            P.l1[sec[i]] = ++P.l1_misses;
+        }
+        if (P.l1.size() > 4 * kL1Sectors) /* forget what L1 has let go */
+            for (auto it = P.l1.begin(); it != P.l1.end();)
+                it = P.l1_misses - it->second >= kL1Sectors ? P.l1.erase(it) : std::next(it);
+    }
     for (int i = 0; i < nsec; i++) {
         uintptr_t base;
         size_t size;
@@ -888,14 +964,18 @@ static void on_access(uintptr_t a, size_t n, bool write, uintptr_t pc)
     uint32_t site = site_id(pc, space, write, n);
     int me = g_tid;
     if (space == kShared && (g_ps.race || g_ps.init)) race_check(a, n, write, site, sa);
-    if (space == kGlobal) {
-        if (g_ps.init) init_check(a, n, write, base, size, site);
-        if (!write) P.ld_bytes[(size_t)me] += (uint32_t)n;
-    }
     /* the request: this thread's k-th execution of the site */
     std::vector<uint32_t> &occ = P.occ[(size_t)me];
     if (occ.size() <= site) occ.resize((size_t)site + 1, 0);
     uint32_t k = occ[site]++;
+    if (space == kGlobal) {
+        if (g_ps.init) init_check(a, n, write, base, size, site);
+        if (!write) {
+            P.ld_bytes[(size_t)me] += (uint32_t)n;
+            run_load(P.run[(size_t)me], site, (uint32_t)n);
+        }
+    }
+    if (write && P.run[(size_t)me].bytes) P.run[(size_t)me].stored = true; /* a store inside the run */
     std::vector<std::vector<uint32_t>> &bysite = P.widx[(size_t)me / 32];
     if (bysite.size() <= site) bysite.resize((size_t)site + 1);
     std::vector<uint32_t> &byk = bysite[site];
@@ -1030,9 +1110,11 @@ static void print_launch(FILE *out, const ndemu_launch_stats &s, const std::vect
     fprintf(out, "   DRAM sectors   %llu read, %llu written (%.2f MB; L2 assumed to keep each sector once touched)\n",
             (unsigned long long)s.dram_sectors_read, (unsigned long long)s.dram_sectors_written,
             (double)(s.dram_sectors_read + s.dram_sectors_written) * 32 / 1e6);
-    fprintf(out, "   barriers %llu; global loads per thread between barriers %.1f B (in flight: %.1f B)%s\n",
-            (unsigned long long)s.barriers, s.load_bytes_per_interval, s.load_bytes_in_flight,
-            s.atomics ? "" : "");
+    fprintf(out, "   barriers %llu; global loads per thread between barriers %.1f B (in flight: %.1f B)\n",
+            (unsigned long long)s.barriers, s.load_bytes_per_interval, s.load_bytes_in_flight);
+    fprintf(out, "   L1: %.2f lines/request; load sectors reaching L2 %llu of %llu (the rest L1 kept)\n",
+            ratio(s.l1_lines, s.access[0].requests + s.access[1].requests), (unsigned long long)s.l2_load_sectors,
+            (unsigned long long)s.access[0].sectors);
     if (s.atomics) fprintf(out, "   atomics %llu\n", (unsigned long long)s.atomics);
     /* the access sites, by line: sites of one line and kind added up
      * (an unrolled loop is several instructions of one line) */
@@ -1070,9 +1152,9 @@ static void print_launch(FILE *out, const ndemu_launch_stats &s, const std::vect
     for (int g = 0; ndemu_gpu_get(g); g++) {
         ndemu_estimate e;
         if (ndemu_model(&s, ndemu_gpu_get(g), 1.0, &e) != 0) continue;
-        fprintf(out, "     %-10s %9.2f us  %7.0f GB/s  %5.1f%% of DRAM  (%d threads/SM, limited by %s)\n",
+        fprintf(out, "     %-10s %9.2f us  %7.0f GB/s  %5.1f%% of DRAM  (%d threads/SM, limited by %s; bound by %s)\n",
                 ndemu_gpu_get(g)->name, e.seconds * 1e6, e.gbs, e.percent_of_dram, e.resident_threads_sm,
-                e.limited_by);
+                e.limited_by, e.bound_by);
     }
 }
 

@@ -9,8 +9,8 @@
 #   make cuda-sanitize [L=N] [T=name]  the public tests on the instrumented
 #                                   build: racecheck, host pointers in
 #                                   kernels, initcheck (reports fail the test)
-#   make model-validation           the model against the published H100
-#                                   transposes: lessons/data/model-validation.*
+#   make model-validation           the model against published measurements,
+#                                   in and out of sample: lessons/data/model-validation.*
 #   make profile-data               lessons/data/profile.tsv and
 #                                   lessons/data/profile-l{6,7}.txt, which the
 #                                   lessons' figures draw
@@ -55,9 +55,9 @@ cuda-sanitize: deps $(PROF)/run_tests $(PROF_REGS) ## the public tests on the in
 	@echo "Testing $(TREE) on the instrumented CUDA emulator (racecheck, host pointers, initcheck)"
 	@$(PROF_ENV) $(PROF)/run_tests $(if $(L),-l $(L)) $(if $(T),-t '$(T)') $(if $(filter 1,$(V)),-v)
 
-model-validation: $(PROF)/transpose_study ## the performance model against published H100 transposes: lessons/data/model-validation.{tsv,md}
+model-validation: $(PROF)/model_validation ## the performance model against published measurements, in and out of sample: lessons/data/model-validation.{tsv,md}
 	@mkdir -p $(or $(OUT),lessons/data)
-	$(PROF)/transpose_study -o $(or $(OUT),lessons/data)
+	$(PROF)/model_validation -o $(or $(OUT),lessons/data)
 
 profile-data: $(PROF)/profile_cases ## lessons/data/profile.tsv and profile-l6.txt, profile-l7.txt (the lessons' profiles)
 	@mkdir -p $(or $(OUT),lessons/data)
@@ -107,10 +107,10 @@ $(PROF)/profile_cases: $(EMU)/profile_cases.c $(PROF)/libnd.a
 	$(Q)$(CXX) -x c $(CFLAGS_COMMON) $(CFLAGS_LIB) -O2 -I$(TREE)/include -I$(EMU)/include $< -x none \
 		$(PROF)/libnd.a -lstdc++ -lm -o $@
 
-$(PROF)/transpose_study: $(EMU)/tests/transpose_study.cu $(EMU)/cu2cpp.py $(PROF)/lib/emu.o
+$(PROF)/model_validation: $(EMU)/tests/model_validation.cu $(EMU)/cu2cpp.py $(PROF)/lib/emu.o
 	@mkdir -p $(@D)
-	$(Q)python3 $(EMU)/cu2cpp.py $< $(PROF)/transpose_study.cpp
-	$(Q)$(CXX) $(CXXFLAGS_CU) $(PROF_INST) -I$(EMU)/include -c $(PROF)/transpose_study.cpp -o $@.o
+	$(Q)python3 $(EMU)/cu2cpp.py $< $(PROF)/model_validation.cpp
+	$(Q)$(CXX) $(CXXFLAGS_CU) $(PROF_INST) -I$(EMU)/include -c $(PROF)/model_validation.cpp -o $@.o
 	$(Q)$(CXX) $@.o $(PROF)/lib/emu.o -o $@
 
 # ptxas's registers per kernel (sm_90), or an empty table without nvcc.

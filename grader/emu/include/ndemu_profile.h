@@ -75,13 +75,25 @@ typedef struct ndemu_launch_stats {
                                       moves if L2 keeps every sector once touched
                                       for the rest of the launch                  */
     uint64_t dram_sectors_written; /* ... and written                             */
+    /* Global load sectors that reach L2: each load request's sectors less
+     * those its block read within its last 32 KB of load sectors (L1 keeps
+     * them; stores are written through to L2, so every store sector
+     * reaches it: access[NDEMU_GLOBAL_STORE].sectors). */
+    uint64_t l2_load_sectors;
+    /* 128-byte lines each global request (load or store) touches, summed:
+     * L1 moves one line per clock, so 32 lanes in 32 lines take 32. */
+    uint64_t l1_lines;
     uint64_t barriers;         /* __syncthreads() released, summed over blocks    */
     /* Global loads a thread issues between two barriers (or its start and
-     * end): the loads the memory system can have in flight for it at once.
-     * Averaged over the (thread, interval) pairs that issue any. */
+     * end), averaged over the (thread, interval) pairs that issue any. */
     double load_bytes_per_interval;
-    /* The same, each interval counted up to 64 bytes (4 loads of 16 bytes:
-     * what the model assumes a compiler keeps in flight per thread). */
+    /* The global loads a thread can have in flight at once, averaged over
+     * runs: a run is what it issues from its start or a barrier until a
+     * loop's next iteration must wait, as nvcc compiles loops: a loop the
+     * compiler unrolled (#pragma unroll) issues all its loads at once; one
+     * whose trip count it does not know, four iterations' loads if the
+     * loop stores nothing, else one iteration's (a grid-stride copy keeps
+     * one load in flight). */
     double load_bytes_in_flight;
     double seconds;            /* host time the emulator took (not a GPU time)    */
 } ndemu_launch_stats;
@@ -123,9 +135,32 @@ typedef struct ndemu_estimate {
     int resident_threads_sm;   /* occupancy the model used                        */
     const char *limited_by;    /* "threads", "blocks", "shared memory",
                                   "registers" or "grid": what caps occupancy      */
-    /* the terms, seconds, that add up to `seconds` */
-    double t_dram, t_latency, t_l2_extra, t_bank_conflicts, t_launch;
+    const char *bound_by;      /* "DRAM", "latency" or "L1": the slowest of the
+                                  three limits below                              */
+    /* the terms, seconds: seconds = max(t_dram, t_latency + t_bank_conflicts,
+     * t_l1) + t_l2_extra + t_launch */
+    double t_dram, t_latency, t_bank_conflicts, t_l1, t_l2_extra, t_launch;
 } ndemu_estimate;
+
+/* The model's fitted parameters (grader/emu/README.md, "The model": each
+ * is fitted to one published measurement, which make model-validation
+ * re-derives). */
+typedef struct ndemu_model_params {
+    double latency_s;          /* a load's round trip at low load, seconds       */
+    double queue_loads;        /* ... plus this share of the DRAM time of the
+                                  loads in flight ahead of it                     */
+    double queue_stores;       /* ... and this share of that of the stores they
+                                  bring                                           */
+    double barrier_s;          /* what a barrier adds: the slowest warp's wait    */
+    double dram_one_way;       /* DRAM efficiency (of nameplate) reading or
+                                  writing only                                    */
+    double dram_copy;          /* ... as many bytes read as written               */
+    double l2_scattered;       /* L2's rate for sectors beyond those DRAM moves,
+                                  x nameplate                                     */
+} ndemu_model_params;
+
+/* The parameters ndemu_model uses. */
+const ndemu_model_params *ndemu_model_defaults(void);
 
 /* Estimate launch *s on *gpu.  scale multiplies every byte, sector and
  * wavefront count (1: the launch as run; 1024: the same kernel on a
@@ -133,6 +168,9 @@ typedef struct ndemu_estimate {
  * or -1 if s recorded no memory traffic. */
 int ndemu_model(const ndemu_launch_stats *s, const ndemu_gpu *gpu, double scale,
                 ndemu_estimate *out);
+/* The same with other parameters (model_validation.cu fits them). */
+int ndemu_model_with(const ndemu_launch_stats *s, const ndemu_gpu *gpu, double scale,
+                     const ndemu_model_params *p, ndemu_estimate *out);
 
 #ifdef __cplusplus
 }

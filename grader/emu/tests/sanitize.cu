@@ -25,6 +25,24 @@ __global__ void gather32(const float *in, float *out) /* each lane its own secto
     out[i] = in[(size_t)i * 32 % (1024 * 32) + i * 32 / (1024 * 32)];
 }
 
+__global__ void stride_loop(const float *in, float *out, int n) /* a grid-stride loop */
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) out[i] = in[i];
+}
+
+__global__ void dot_loop(const float *a, const float *b, float *out, int n) /* loads, no store */
+{
+    float acc = 0;
+    for (int p = 0; p < n; p++) acc += a[p] * b[p];
+    out[threadIdx.x] = acc;
+}
+
+__global__ void read_columns(const float *in, float *out) /* a 32x32 block reads columns */
+{
+    int x = threadIdx.x, y = threadIdx.y;
+    out[y * 32 + x] = in[x * 32 + y];
+}
+
 __global__ void copy16(const float4 *in, float4 *out)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -60,6 +78,7 @@ __global__ void doubles(const double *in, double *out) /* 8-byte shared: two pha
 __global__ void four_loads(const float *in, float *out) /* 4 loads between barriers */
 {
     __shared__ float s[4][64];
+#pragma unroll
     for (int k = 0; k < 4; k++) s[k][threadIdx.x] = in[k * 64 + threadIdx.x];
     __syncthreads();
     out[threadIdx.x] = s[0][threadIdx.x] + s[1][threadIdx.x] + s[2][threadIdx.x] + s[3][threadIdx.x];
@@ -180,6 +199,33 @@ int main(void)
           "%llu sectors, ideal %llu", (unsigned long long)s.access[NDEMU_GLOBAL_LOAD].sectors,
           (unsigned long long)s.access[NDEMU_GLOBAL_LOAD].ideal);
 
+    CHECK("gather32: 32 lanes in 32 lines take 32 L1 lines per load request, 1 per coalesced store",
+          s.l1_lines == 32 * 32 + 32 && s.l2_load_sectors == 32 * 32, "%llu lines, %llu load sectors to L2",
+          (unsigned long long)s.l1_lines, (unsigned long long)s.l2_load_sectors);
+
+    read_columns<<<1, dim3(32, 32)>>>(a, b);
+    CUDA_OK(cudaDeviceSynchronize());
+    s = last();
+    CHECK("read_columns: 1024 load sectors requested, 128 reach L2 (L1 keeps what the block loaded)",
+          s.access[NDEMU_GLOBAL_LOAD].sectors == 1024 && s.l2_load_sectors == 128 && s.dram_sectors_read == 128 &&
+              s.l1_lines == 32 * 32 + 32,
+          "%llu sectors, %llu to L2, %llu from DRAM, %llu lines",
+          (unsigned long long)s.access[NDEMU_GLOBAL_LOAD].sectors, (unsigned long long)s.l2_load_sectors,
+          (unsigned long long)s.dram_sectors_read, (unsigned long long)s.l1_lines);
+
+    stride_loop<<<2, 64>>>(a, b, 512);
+    CUDA_OK(cudaDeviceSynchronize());
+    s = last();
+    CHECK("stride_loop: a grid-stride loop keeps one load (4 bytes) in flight per thread, 16 between barriers",
+          s.load_bytes_in_flight == 4.0 && s.load_bytes_per_interval == 16.0, "%g in flight, %g per interval",
+          s.load_bytes_in_flight, s.load_bytes_per_interval);
+
+    dot_loop<<<1, 32>>>(a, a + 1024, b, 64);
+    CUDA_OK(cudaDeviceSynchronize());
+    s = last();
+    CHECK("dot_loop: a loop that stores nothing issues four iterations' loads together (32 bytes in flight)",
+          s.load_bytes_in_flight == 32.0, "%g in flight", s.load_bytes_in_flight);
+
     copy16<<<1, 256>>>((const float4 *)a, (float4 *)b);
     CUDA_OK(cudaDeviceSynchronize());
     s = last();
@@ -228,7 +274,7 @@ int main(void)
     four_loads<<<2, 64>>>(a, b);
     CUDA_OK(cudaDeviceSynchronize());
     s = last();
-    CHECK("four_loads: 16 bytes of loads in flight per thread between barriers",
+    CHECK("four_loads: an unrolled loop keeps its 4 loads (16 bytes) in flight per thread",
           s.load_bytes_in_flight == 16.0 && s.barriers == 2, "%g bytes, %llu barriers", s.load_bytes_in_flight,
           (unsigned long long)s.barriers);
 
@@ -242,7 +288,7 @@ int main(void)
     int before = ndemu_launch_count();
     ndemu_profile_reset();
     CHECK("ndemu_launch_count counts launches; ndemu_profile_reset forgets them",
-          before == 9 && ndemu_launch_count() == 0 && ndemu_launch_get(0, &s) == -1, "%d, then %d", before,
+          before == 12 && ndemu_launch_count() == 0 && ndemu_launch_get(0, &s) == -1, "%d, then %d", before,
           ndemu_launch_count());
 
     ndemu_estimate e;
