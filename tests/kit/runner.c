@@ -942,7 +942,7 @@ void k_run_plan(k_plan *p)
                     kill(-s->pid, K_STACK_SIGNAL);
                     kill(s->pid, K_STACK_SIGNAL);
                 }
-            } else if (s->fd >= 0 && s->stopping > 0 && now() - s->stopping > 3) {
+            } else if (s->fd >= 0 && s->stopping > 0 && now() - s->stopping > K_STACK_WAIT) {
                 kill(-s->pid, SIGKILL);
                 kill(s->pid, SIGKILL);
             }

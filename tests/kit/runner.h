@@ -98,6 +98,11 @@ void k_run_plan(k_plan *p);
  * case dies of SIGKILL. */
 #define K_STACK_SIGNAL SIGUSR2
 #define K_BACKSTOP_LINE "The wall-clock backstop stopped it here"
+/* The wall-clock seconds it has for that before the runner's SIGKILL:
+ * the handler ends the case itself once the stack is out, but under the
+ * sanitizers the stack is symbolized by another program, which on a
+ * crowded machine took more than 3 s (the stack was lost). */
+#define K_STACK_WAIT 20
 /* The start of the message of a case the backstop stopped (make status
  * never keeps such a result: it runs the case again). */
 #define K_BACKSTOP_WORDS "stopped by the wall-clock backstop"
