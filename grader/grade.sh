@@ -683,12 +683,9 @@ for f in "$base/src/"[0-9][0-9]_*.c "$base/src/"[0-9][0-9]_*.cu; do
     fi
     cand="$tree/src/$name"
     if [ -f "$cand" ] && [ ! -L "$cand" ]; then
-        for kind in sol skel; do
-            src="$root/solution/src/$name"
-            [ "$kind" = skel ] && src="$root/skeleton/src/$name"
-            cmp -s "$cand" "$src" && { course_copy[$name]=$kind; cp "$src" "$f"; break; }
-        done
-        [ -n "${course_copy[$name]:-}" ] && continue
+        if cmp -s "$cand" "$root/solution/src/$name"; then course_copy[$name]=sol
+        elif cmp -s "$cand" "$root/skeleton/src/$name"; then course_copy[$name]=skel; fi
+        [ -n "${course_copy[$name]:-}" ] && { cp "$cand" "$f"; continue; }
     fi
     while [ "$(jobs -rp | wc -l)" -ge 2 ]; do wait -n; done
     (notes="$scratch/notes-$name"; check_lesson "$f"; echo $? >"$scratch/check-$name") &

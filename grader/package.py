@@ -392,7 +392,7 @@ def gradescope(out):
     print(f"package: {out}: {len(files) + 2} files")
 
 
-def copy_calibration(dest):
+def copy_machine_setup(dest):
     """What setup.sh (or the image's build) makes once per machine, taken
     from this checkout into the package's unpacked tree `dest`, as a test
     of a package stands in for that step: the calibration (the solution's
@@ -451,7 +451,7 @@ def check_gradescope(path):
         extract_zip(path, src)
         for f in ["setup.sh", "run_autograder"]:
             os.chmod(os.path.join(src, f), 0o755)
-        copy_calibration(src)
+        copy_machine_setup(src)
         upload = os.path.join(ag, "submission", "my-work", "src")
         os.makedirs(upload)
         for f in os.listdir(os.path.join(ROOT, "solution", "src")):
@@ -652,7 +652,7 @@ def check_prairielearn(out):
         settle_folder_times(work)
         with open(tarball, "rb") as f, open(os.path.join(work, ".unpacked"), "w") as stamp:
             stamp.write(hashlib.sha256(f.read()).hexdigest() + "\n")
-        copy_calibration(os.path.join(work, PREFIX))
+        copy_machine_setup(os.path.join(work, PREFIX))
         broken = os.path.join(tmp, "compile-error")
         shutil.copytree(os.path.join(ROOT, "solution"), broken)
         with open(os.path.join(ROOT, "grader", "selftest", "submissions", "compile_error",

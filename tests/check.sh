@@ -99,6 +99,14 @@ passed=0
 failed=0
 
 ok()  { passed=$((passed + 1)); printf '  ok    %s\n' "$1"; }
+# edited_copy TREE DIR: TREE's include/ and src/ in DIR, each lesson file
+# with a comment line more, so that none is the course's own (whose
+# objects a grade takes as they are): a grade compiles and checks them all
+edited_copy() {
+    local f
+    rm -rf "$2" && mkdir -p "$2" && cp -R "$1/include" "$1/src" "$2/" || return 1
+    for f in "$2/src/"[0-9][0-9]_*; do echo "/* edited */" >>"$f"; done
+}
 # runner TREE [VAR=VALUE...]: where `make build` puts TREE's test runner
 # (build/TREE/normal/run_tests, or normal-gpu/ when the GPU is used)
 runner() { make -s --no-print-directory runner-path SAN=0 TREE="$@"; }
@@ -203,14 +211,11 @@ section gpu "the GPU path, built by nvcc without a GPU (CUDA=gpu)"
 # nvidia-smi that lists a GPU, checks every target and program it names.
 nvcc=$(make -s --no-print-directory -f cuda.mk cuda-env CUDA=emu | sed -n "s/^nvcc='\(.*\)'$/\1/p")
 # grade_gpu NAME TREE: the grader's plain and sanitizer builds of TREE with
-# nvcc, its lesson files all accepted (no build notes).  Each lesson file
-# gets a comment line more, so that none is the course's own (whose
-# objects the grader would take as they are): every one is compiled and
-# checked in the sandbox.
+# nvcc, its lesson files all accepted (no build notes), every one compiled
+# and checked in the sandbox (an edited copy)
 grade_gpu() {
-    local tree=$logs/grade-gpu-tree-$1 f
-    rm -rf "$tree" && mkdir -p "$tree" && cp -R "$2/include" "$2/src" "$tree/" || return 1
-    for f in "$tree/src/"[0-9][0-9]_*; do echo "/* a copy */" >>"$f"; done
+    local tree=$logs/grade-gpu-tree-$1
+    edited_copy "$2" "$tree" || return 1
     CUDA=gpu GRADE_BUILD_ONLY=1 bash grader/grade.sh "$tree" "$logs/grade-gpu-$1" &&
         for v in normal asan; do for l in 1 2 3 4 5 6 7 all; do
             [ -x "$logs/grade-gpu-$1/exec-$v/exec-$l" ] || { echo "no executor exec-$l ($v)"; return 1; }
@@ -649,9 +654,7 @@ grade_one() {
                       print "phase " p ": " w[p] " s of wall clock, the grade took " w["total"]; bad = 1 }
                   exit bad }' build/bench/grade-quick.tsv || return 1
     else
-        rm -rf "$logs/grade-one-tree" && mkdir -p "$logs/grade-one-tree" &&
-            cp -R solution/include solution/src "$logs/grade-one-tree/" &&
-            echo "/* edited */" >>"$logs/grade-one-tree/src/01_views.c" || return 1
+        edited_copy solution "$logs/grade-one-tree" || return 1
         GRADE_LESSONS=1 bash grader/grade.sh "$logs/grade-one-tree" "$logs/grade-one" |
             tee "$logs/grade-one.out" || return 1
     fi
