@@ -37,6 +37,10 @@
 #                      whose limits may make the query fail, and nvcc then
 #                      falls back silently to PTX that every test's
 #                      executor JIT-compiles with no cache
+#   NVCC_REGS_FLAGS    nvcc asked only for ptxas's registers per kernel on
+#                      sm_90 (the device code alone, -cubin), for the
+#                      emulator's registers x threads check
+#                      (grader/emu/regs.py): make's table and the grader's
 #   NVCC_OPT, NVCC_SAN host-side optimisation of a plain build, and the
 #                      sanitizer flags of a SAN=1 build, one -Xcompiler per
 #                      flag (nvcc splits an -Xcompiler argument at commas)
@@ -98,6 +102,7 @@ NVCC_GRADE_ARCH := $(if $(CUDA_GPU),$(if $(GPU_ARCH),$(foreach a,$(GPU_ARCH),-ge
 NVCC_GRADE_FLAGS := -std=c++17 -g $(NVCC_GRADE_ARCH) \
 	-Xcompiler -Wall,-Wextra,-Wno-unknown-pragmas
 NVCC_OPT := -O3
+NVCC_REGS_FLAGS := -std=c++17 -arch=sm_90 -Xptxas -v -cubin
 
 # The sanitizer build's host flags, as for C (SAN=1), and their nvcc form.
 SAN_CUDA_FLAGS := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
@@ -136,6 +141,7 @@ cuda-env: ## the CUDA recipe's settings, as shell assignments (for grade.sh and 
 	@echo "gpu_arch='$(GPU_ARCH)'"
 	@echo "nvcc_grade_flags=($(NVCC_GRADE_FLAGS))"
 	@echo "nvcc_opt=($(NVCC_OPT))"
+	@echo "nvcc_regs_flags=($(NVCC_REGS_FLAGS))"
 	@echo "nvcc_san=($(NVCC_SAN))"
 	@echo "cxxflags_cu=($(CXXFLAGS_CU))"
 	@echo "emu='$(EMU)'"

@@ -403,6 +403,33 @@ compile_cu() {
         -iquote "$(dirname "$src")" -c "$cpp" -o "$obj"
 }
 
+# regs_object DIR NAME OUT [PREFIX...]: ptxas's registers per kernel of
+# DIR/src/NAME (nvcc with cuda.mk's NVCC_REGS_FLAGS, run from DIR by
+# PREFIX, then grader/emu/regs.py --c), as OUT: an object the executors
+# link beside NAME's, so that the emulator refuses a launch whose
+# registers x threads a GPU would refuse (emulator only, nvcc installed).
+regs_object() {
+    local dir=$1 name=$2 out=$3
+    shift 3
+    mkdir -p "$(dirname "$out")" || return 1
+    (cd "$dir" && "$@" "$nvcc" "${nvcc_regs_flags[@]}" -I"$base/include" "src/$name" \
+        -o "$name.cubin") >"$out.log" 2>&1 &&
+        python3 "$root/grader/emu/regs.py" --c "$out.log" >"$out.c" && "$CC" -c "$out.c" -o "$out"
+}
+regs_wanted() { [ "$cuda_mode" = emu ] && [ -n "$nvcc" ] && [[ $1 == *.cu ]]; }
+# regs_of OBJ: the registers object linked beside the lesson object OBJ,
+# if it has one (the course's: made with its objects; a submission's: by
+# its check)
+regs_of() {
+    local o=$1 r
+    [[ $o == *.cu.o ]] || return 1
+    case $o in
+    "$kit"/course-*/*) r="$kit/course-normal/regs/${o#"$kit"/course-*/}" ;;
+    *) r="$scratch/prebuilt/regs/$(basename "$o")" ;;
+    esac
+    [ -s "$r" ] && echo "$r"
+}
+
 # The tree that gets built: the grader's skeleton, then accepted lesson files.
 base="$scratch/tree"
 mkdir -p "$base"
@@ -557,6 +584,10 @@ check_lesson() {   # FILE: 0 if the submission's version is accepted
         return 1
     fi
     [ $rc -eq 0 ] || { echo "grade: grader/objcheck.py failed on src/$name (above)" >&2; return 2; }
+    if regs_wanted "$name" && ! regs_object "$cdir" "$name" "$scratch/prebuilt/regs/$name.o" \
+            in_sandbox "$st" "${COMPILE_LIMITS[@]}" --rw "$cdir" --cwd "$cdir" --ro "$base/include" --; then
+        note "$lesson" warnings "nvcc cannot compile the kernels of src/$name, so the emulator cannot refuse a launch that needs more registers than a GPU has: $(grep -am1 -E 'error|rror:' "$scratch/prebuilt/regs/$name.o.log" | cut -c1-300)"
+    fi
     # With a GPU, the file must also build with nvcc (CUDA-only errors).
     if $cu && [ "$cuda_mode" = gpu ] && ! in_sandbox "$st" "${COMPILE_LIMITS[@]}" \
             --rw "$cdir" --cwd "$cdir" --ro "$base/include" -- \
@@ -625,6 +656,9 @@ course_maker() {   # VARIANT PATTERN FLAGS... DIR
     for f in "$root/solution/src/"[0-9][0-9]_$pattern; do
         name=$(basename "$f")
         one_object sol "$f" && one_object skel "$root/skeleton/src/$name" || return 1
+        if [ "$v" = normal ] && regs_wanted "$name"; then
+            base="$dir/tree" regs_object "$dir/sol-src" "$name" "$dir/regs/sol/$name.o" || return 1
+        fi
         while IFS=$'\t' read -r n keep; do
             [ "$keep" = '*' ] && continue
             mkdir -p "$dir/part/$n-src/src" &&
@@ -756,11 +790,12 @@ build() {   # VARIANT FLAGS...: the executors of one build, in $scratch/VARIANT
     local strip=()
     [ "$v" = normal ] && strip=(-s)
     link() {   # OUT OBJS...: one executor, linked in the sandbox
-        local to=$1
+        local to=$1 x regs=()
         shift
+        for x in "$@"; do x=$(regs_of "$x") && regs+=("$x"); done
         in_sandbox "$dir/link.status" "${BUILD_LIMITS[@]}" --ro "$kit" \
             --ro "$scratch/prebuilt" --rw "$dir" --cwd "$dir" -- \
-            "$CXX" "${SAN_LINK[@]}" "$@" "${rest[@]}" "${cuda_libs[@]}" -lm -o "$to" "${strip[@]}" \
+            "$CXX" "${SAN_LINK[@]}" "$@" "${regs[@]}" "${rest[@]}" "${cuda_libs[@]}" -lm -o "$to" "${strip[@]}" \
             2>>"$dir/build.log" || {
             echo "grade: linking $(basename "$to"): $(cut -f4 "$dir/link.status" 2>/dev/null)" \
                 >>"$dir/build.log"
@@ -850,6 +885,7 @@ build_profiled() {
                 objs+=("$(carried "$l" "$name" profile)")
             fi
         done
+        for f in "${objs[@]}"; do f=$(regs_of "$f") && objs+=("$f"); done
         in_sandbox "$dir/link.status" "${BUILD_LIMITS[@]}" --ro "$kit" --ro "$scratch/prebuilt" \
             --rw "$dir" --cwd "$dir" -- "$CXX" "${objs[@]}" "${rest[@]}" -lm \
             -o "$dir/exec-$l-profile" 2>>"$dir/build.log" || {

@@ -121,7 +121,7 @@ $(PROF_REGS): $(LIB_CU_SRCS) $(EMU)/regs.py
 	@mkdir -p $(@D)/ptxas
 	@if [ -n "$(NVCC)" ]; then \
 	  for f in $(LIB_CU_SRCS); do \
-	    $(NVCC) -std=c++17 -arch=sm_90 -Xptxas -v -I$(TREE)/include -c $$f -o $(@D)/ptxas/$$(basename $$f .cu).o \
+	    $(NVCC) $(NVCC_REGS_FLAGS) -I$(TREE)/include $$f -o $(@D)/ptxas/$$(basename $$f .cu).cubin \
 	      >$(@D)/ptxas/$$(basename $$f .cu).ptxas.log 2>&1 || { : >$@; echo "  REGS    nvcc failed on $$f: no register counts"; exit 0; }; \
 	  done; \
 	  python3 $(EMU)/regs.py $(patsubst $(TREE)/src/%.cu,$(@D)/ptxas/%.ptxas.log,$(LIB_CU_SRCS)) >$@; \

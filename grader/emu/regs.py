@@ -2,6 +2,7 @@
 """Turn ptxas's resource usage into the emulator's table of registers per kernel.
 
 usage: regs.py PTXAS_LOG... > registers.tsv
+       regs.py --c PTXAS_LOG... > registers.c
 
 Each PTXAS_LOG is what `nvcc -Xptxas -v -arch=sm_90 -c x.cu` printed (on
 stderr).  For every kernel ("entry function") it lists, one line:
@@ -17,6 +18,14 @@ launch whose registers x threads exceed an SM's 65536, as a GPU does, and
 to report registers in profiles.  Kernels that differ only in template
 arguments that appear in no parameter share a key; the table keeps the
 most registers of them.
+
+With --c the same lines become a C file whose one array lies in the
+section `ndemu_regs` (as bytes: a parameter type may hold any character).
+The grader links that object beside the lesson object it was made from, so
+that each executor carries the registers of exactly the kernels it links:
+the emulator reads the section (the linker's __start_ndemu_regs and
+__stop_ndemu_regs) before NDEMU_REGISTERS, and an executor locked in its
+sandbox needs no file.
 """
 import re
 import subprocess
@@ -71,7 +80,19 @@ def key(pretty):
     return head + params
 
 
+def as_c(text):
+    """C source of an array holding text's bytes in section ndemu_regs."""
+    data = text.encode('utf-8')
+    rows = [', '.join('0x%02x' % b for b in data[i:i + 16]) for i in range(0, len(data), 16)]
+    return ('/* made by grader/emu/regs.py --c: ptxas\'s registers per kernel */\n'
+            '__attribute__((section("ndemu_regs"), used)) static const unsigned char ndemu_registers[] = {\n'
+            + ''.join('    %s,\n' % r for r in rows) + '    0x0a\n};\n')
+
+
 def main(argv):
+    c_out = len(argv) > 1 and argv[1] == '--c'
+    if c_out:
+        argv = argv[:1] + argv[2:]
     if len(argv) < 2:
         sys.stderr.write(__doc__)
         return 2
@@ -96,8 +117,8 @@ def main(argv):
         k = key(pretty)
         old = table.get(k)
         table[k] = (max(regs, old[0]), max(smem, old[1])) if old else (regs, smem)
-    for k in sorted(table):
-        print('%s\t%d\t%d' % (k, table[k][0], table[k][1]))
+    text = ''.join('%s\t%d\t%d\n' % (k, table[k][0], table[k][1]) for k in sorted(table))
+    sys.stdout.write(as_c(text) if c_out else text)
     return 0
 
 

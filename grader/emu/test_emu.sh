@@ -226,6 +226,26 @@ if build registers opt "$OPT"; then
         "not ok "*) bad "[opt] registers (ndemu-registers.tsv found by default): ${line#not ok }" ;;
         esac
     done <"$out/registers.dflt.out"
+    # Linked: regs.py --c's object beside the kernel's (as the grader links
+    # its executors), no file at all; two such objects in one program.
+    printf "ptxas info    : Compiling entry function '_Z3fatPf' for 'sm_90'\nptxas info    : Used 128 registers, 352 bytes cmem[0]\n" >"$out/ptxas.fat.log"
+    printf "ptxas info    : Compiling entry function '_Z5otherPi' for 'sm_90'\nptxas info    : Used 9 registers, 352 bytes cmem[0]\n" >"$out/ptxas.other.log"
+    if python3 grader/emu/regs.py --c "$out/ptxas.fat.log" >"$out/regs.fat.c" &&
+        python3 grader/emu/regs.py --c "$out/ptxas.other.log" >"$out/regs.other.c" &&
+        gcc -Wall -Wextra -Werror -c "$out/regs.fat.c" -o "$out/regs.fat.o" 2>"$out/registers.linked.log" &&
+        gcc -Wall -Wextra -Werror -c "$out/regs.other.c" -o "$out/regs.other.o" 2>>"$out/registers.linked.log" &&
+        $CXX $OPT "$out/registers.cpp" "$out/emu_opt.o" "$out/regs.other.o" "$out/regs.fat.o" \
+            -o "$out/registers.linked" 2>>"$out/registers.linked.log"; then
+        NDEMU_REGISTERS= "$out/registers.linked" 128 >"$out/registers.linked.out" 2>&1
+        while IFS= read -r line; do
+            case $line in
+            "ok "*) ok "[opt] registers (linked with regs.py --c's object): ${line#ok }" ;;
+            "not ok "*) bad "[opt] registers (linked with regs.py --c's object): ${line#not ok }" ;;
+            esac
+        done <"$out/registers.linked.out"
+    else
+        bad "[opt] registers.cu with regs.py --c's objects does not build:"; cat "$out/registers.linked.log"
+    fi
 else
     bad "[opt] registers.cu does not build:"; cat "$out/registers.opt.log"
 fi
