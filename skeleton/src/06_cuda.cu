@@ -421,8 +421,12 @@ static __global__ void matmul_naive_kernel(matmul_args g)
 
 //@ snippet matmul_tiled_kernel
 /* The tiled kernel: a block of 16 x 16 threads computes a 128 x 128 tile
- * of c, each thread an 8 x 8 square of it held in 64 registers (rows
- * 8 ty .. 8 ty + 7, columns 8 tx .. 8 tx + 7).  Step by step along k, the
+ * of c, each thread 8 x 8 outputs of it held in 64 registers: rows
+ * 8 ty .. 8 ty + 7, and columns in two runs of 4 half a tile apart,
+ * 4 tx .. 4 tx + 3 and 64 + 4 tx .. 64 + 4 tx + 3 (so that the 16 threads
+ * of a row of the block read 16 neighbouring float4 of the b-panel: 256
+ * bytes, no bank conflict; runs of 8, 8 tx .., would put threads tx and
+ * tx + 4 in the same banks).  Step by step along k, the
  * block stages a 128 x 8 panel of a and an 8 x 128 panel of b in shared
  * memory; each value staged is then read by 16 threads, and each value
  * read into a register is used 8 times: 64 multiply-adds per 16 floats

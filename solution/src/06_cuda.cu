@@ -593,8 +593,12 @@ static __global__ void matmul_naive_kernel(matmul_args g)
 
 //@ snippet matmul_tiled_kernel
 /* The tiled kernel: a block of 16 x 16 threads computes a 128 x 128 tile
- * of c, each thread an 8 x 8 square of it held in 64 registers (rows
- * 8 ty .. 8 ty + 7, columns 8 tx .. 8 tx + 7).  Step by step along k, the
+ * of c, each thread 8 x 8 outputs of it held in 64 registers: rows
+ * 8 ty .. 8 ty + 7, and columns in two runs of 4 half a tile apart,
+ * 4 tx .. 4 tx + 3 and 64 + 4 tx .. 64 + 4 tx + 3 (so that the 16 threads
+ * of a row of the block read 16 neighbouring float4 of the b-panel: 256
+ * bytes, no bank conflict; runs of 8, 8 tx .., would put threads tx and
+ * tx + 4 in the same banks).  Step by step along k, the
  * block stages a 128 x 8 panel of a and an 8 x 128 panel of b in shared
  * memory; each value staged is then read by 16 threads, and each value
  * read into a register is used 8 times: 64 multiply-adds per 16 floats
@@ -690,8 +694,8 @@ static __global__ void __launch_bounds__(TT * TT, 2) matmul_tiled_kernel(matmul_
                     /* four 16-byte loads instead of sixteen 4-byte ones */
                     float4 x0 = *(const float4 *)&as[p][ty * TR];
                     float4 x1 = *(const float4 *)&as[p][ty * TR + 4];
-                    float4 y0 = *(const float4 *)&bs[p][tx * TR];
-                    float4 y1 = *(const float4 *)&bs[p][tx * TR + 4];
+                    float4 y0 = *(const float4 *)&bs[p][tx * 4];
+                    float4 y1 = *(const float4 *)&bs[p][TN / 2 + tx * 4];
                     float x[TR] = { x0.x, x0.y, x0.z, x0.w, x1.x, x1.y, x1.z, x1.w };
                     float y[TR] = { y0.x, y0.y, y0.z, y0.w, y1.x, y1.y, y1.z, y1.w };
 #pragma unroll
@@ -707,7 +711,8 @@ static __global__ void __launch_bounds__(TT * TT, 2) matmul_tiled_kernel(matmul_
             for (int r = 0; r < TR; r++)
 #pragma unroll
                 for (int cc = 0; cc < TR; cc++) {
-                    int64_t i = i0 + ty * TR + r, j = j0 + tx * TR + cc;
+                    /* columns 4 tx + 0..3, then TN / 2 + 4 tx + 0..3 */
+                    int64_t i = i0 + ty * TR + r, j = j0 + tx * 4 + cc % 4 + cc / 4 * (TN / 2);
                     if (i < g.m && j < g.n)
                         c[i * g.n + j] = acc[r][cc];
                 }

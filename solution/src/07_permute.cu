@@ -289,15 +289,19 @@ static __global__ void permute_kernel(permute_args<N, I> a, const T *__restrict_
 /* Version 3: src is (batch, rows, cols), dst (batch, cols, rows).  A block
  * of TILE x TILE_ROWS threads moves one TILE x TILE tile at a time: it
  * reads the tile row by row (a warp reads 32 neighbours in src), then
- * writes it column by column (a warp writes 32 neighbours in dst).  The
- * tile is padded to TILE + 1 columns: a warp reading one column of
- * tile[32][32] would hit one bank 32 times; with 33, 32 different banks. */
+ * writes it column by column (a warp writes 32 neighbours in dst).  Each
+ * row of the tile is padded by one 4-byte word (TILE_PAD(T) elements): a
+ * warp reading one column of tile[32][32] would hit one bank 32 times;
+ * with rows of 33 words, 32 different banks.  (A pad of one element of 1
+ * or 2 bytes shifts a row by part of a word: a column's reads then share
+ * banks, 1.75 or 1.5 wavefronts per request where 1 would do.) */
+#define TILE_PAD(T) (sizeof(T) >= 4 ? 1 : 4 / (int)sizeof(T))
 template <typename T>
 static __global__ void transpose_kernel(const T *__restrict__ src, T *__restrict__ dst,
                                         int64_t batch, int64_t rows, int64_t cols)
 {
     //@ solution transpose_kernel
-    __shared__ T tile[TILE][TILE + 1];
+    __shared__ T tile[TILE][TILE + TILE_PAD(T)];
     int tx = threadIdx.x, ty = threadIdx.y;
     int64_t tiles_r = (rows + TILE - 1) / TILE, tiles_c = (cols + TILE - 1) / TILE;
     int64_t per_matrix = tiles_r * tiles_c;
@@ -327,9 +331,10 @@ static __global__ void transpose_kernel(const T *__restrict__ src, T *__restrict
         __syncthreads();   /* everyone has read the tile before the next overwrites it */
     }
     //@ stub
-    //> /* __shared__ T tile[TILE][TILE + 1].  For each tile t of this block
-    //>  * (t = blockIdx.x; t += gridDim.x): read it row by row into the tile,
-    //>  * __syncthreads(), write it column by column, __syncthreads(). */
+    //> /* __shared__ T tile[TILE][TILE + TILE_PAD(T)].  For each tile t of
+    //>  * this block (t = blockIdx.x; t += gridDim.x): read it row by row
+    //>  * into the tile, __syncthreads(), write it column by column,
+    //>  * __syncthreads(). */
     //> (void)src; (void)dst; (void)batch; (void)rows; (void)cols;
     //@ end solution transpose_kernel
 }
