@@ -15,7 +15,11 @@
 # grade and phase).  Then the solution again inside a cgroup of
 # Gradescope's default container (half a CPU, 768 MB) and of a
 # PrairieLearn job (0.9 CPU, 2 GiB): the wall time there, the score and
-# how many processes the kernel's OOM killer stopped.
+# how many processes the kernel's OOM killer stopped; last, in that
+# PrairieLearn cgroup, a whole job as PrairieLearn runs one (make
+# prairielearn's run.sh from a fresh folder: it builds the grader, then
+# grades the solution's lesson files).
+#   --pl-job  that job alone
 #   --quick   lesson 1 alone of the edited solution, no limited runs (make check's
 #             pass over this script)
 # Needs cgroups it can write (v1's cpuacct, cpu and memory controllers, or
@@ -40,8 +44,9 @@ if [ "${1:-}" = --enter ]; then
     done
     exit 0
 fi
-quick=false
+quick=false job_only=false
 [ "${1:-}" = --quick ] && quick=true
+[ "${1:-}" = --pl-job ] && job_only=true
 
 # ---- cgroups: v1 (cpuacct, cpu, memory) or v2 -------------------------
 cg=/sys/fs/cgroup
@@ -124,7 +129,7 @@ chmod 711 "$work"
 trap 'rm -rf "$work"; for n in "${made[@]:-}"; do [ -n "$n" ] && cg_rm "$n"; done' EXIT
 made=()
 mkdir -p build/bench
-tsv=build/bench/grade$($quick && echo -quick).tsv
+tsv=build/bench/grade$($quick && echo -quick)$($job_only && echo -pl-job).tsv
 {
     echo "# make bench-grade$($quick && echo " (--quick)"): $(date -u +%F), commit $(git rev-parse --short HEAD 2>/dev/null)"
     echo "# machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo); cgroup v$ver"
@@ -187,6 +192,39 @@ r = json.load(open(sys.argv[1])); print("%.2f/%.2f" % (r["score"], r["extra_data
         "$total_budget" >>"$tsv"
 }
 
+# pl_job NAME CPUS MB: a PrairieLearn job as PrairieLearn runs one, in a
+# cgroup of CPUS and MB: make prairielearn's run.sh from a folder of its
+# own (PrairieLearn starts every job from the image: the grader is built
+# and the course's lesson files compiled in it; the calibration comes in
+# the question's tarball), the solution's lesson files uploaded
+pl_job() {
+    local name=$1 g="$work/pl-grade" t0 t1 score
+    python3 grader/package.py prairielearn "$work/pl" >"$work/pl.log" 2>&1 ||
+        { cat "$work/pl.log"; die "the PrairieLearn question could not be made"; }
+    mkdir -p "$g/student" && cp -R "$work/pl/questions/ndarray-workbook/tests" "$g/" &&
+        cp solution/src/[0-9][0-9]_* "$g/student/" || die "cannot lay out $g"
+    cg_new "$name"
+    made+=("$name")
+    limit "$name" "$2" "$3" || die "cannot limit the cgroup $name"
+    t0=$(date +%s.%N)
+    BENCH_CG="$(dirs "$name")" PL_GRADE_ROOT=$g PL_WORK="$work/pl-work" bash -c \
+        'for d in $BENCH_CG; do echo $$ >"$d/cgroup.procs"; done; exec bash "$1/tests/run.sh"' _ "$g" \
+        >"$work/$name.log" 2>&1
+    t1=$(date +%s.%N)
+    cp "$work/$name.log" "build/bench/$name.log"
+    score=$(python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print("score %s, gradable %s%s" % (r.get("score"), r.get("gradable"),
+      "" if r.get("gradable") else ": " + r.get("message", "")[:300]))' \
+            "$g/results/results.json" 2>/dev/null || echo "no results")
+    echo
+    echo "$name (a fresh job: run.sh builds the grader, then grades): $score"
+    printf '  in a cgroup of %s CPU and %s MB: %.0f s of wall clock, %s s of CPU, %s processes stopped by the OOM killer\n' \
+        "$2" "$3" "$(echo "$t1 - $t0" | bc)" "$(cpu "$name")" "$(ooms "$name")"
+    printf '%s\t%s\t%s\t%.1f\t%s\t-\n' "$name" "limited $2 CPU, $3 MB" "$(cpu "$name")" \
+        "$(echo "$t1 - $t0" | bc)" "$(peak "$name")" >>"$tsv"
+}
+
 # the solution with a comment more in each lesson file: none is the
 # course's own (whose objects a grade takes as they are), so every file
 # is compiled and checked, as in a submission that edited all seven
@@ -195,6 +233,8 @@ cp -R solution/include solution/src "$work/edited/"
 for f in "$work/edited/src/"[0-9][0-9]_*; do echo "/* edited */" >>"$f"; done
 if $quick; then
     one_grade solution-lesson1-edited "$work/edited" "" "" 1
+elif $job_only; then
+    pl_job prairielearn-job-0.9cpu-2gib 0.9 2048
 else
     one_grade solution "$root/solution"
     one_grade skeleton "$root/skeleton"
@@ -206,6 +246,7 @@ else
     one_grade every_file_edited "$work/edited"
     one_grade gradescope-0.5cpu-768mb "$root/solution" 0.5 768
     one_grade prairielearn-0.9cpu-2gib "$root/solution" 0.9 2048
+    pl_job prairielearn-job-0.9cpu-2gib 0.9 2048
 fi
 echo
 echo "bench-grade: wrote $tsv"

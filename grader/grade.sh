@@ -242,13 +242,15 @@ nvcc_asan=("${nvcc_grade_flags[@]}" "${nvcc_san[@]}")
 
 # The solution's CPU seconds per test, measured once on this machine for
 # each build: the limits are 20x them, at least 2 s (5 s under the
-# sanitizers).  CPU time, which a busy machine does not stretch: a correct
+# sanitizers).  Stale when a file they were taken from is newer (files:
+# a folder unpacked from a package has the time of its unpacking).  CPU time, which a busy machine does not stretch: a correct
 # submission is never stopped because other work shares the machine.
 times="$root/build/grader/solution-cpu-$cuda_mode"
 times_stale() {
     [ ! -s "$times-normal.tsv" ] || [ ! -s "$times-asan.tsv" ] ||
        [ -n "$(find "$root/grader/hidden" "$root/solution/src" "$root/tests/kit" "$root"/tests/test_0*.c \
-            "$root/grader/verdict.c" "$root/grader/sandbox.c" "$root/grader/executor.c" "$root/grader/emu" -newer "$times-asan.tsv" 2>/dev/null | head -n 1)" ]
+            "$root/grader/verdict.c" "$root/grader/sandbox.c" "$root/grader/executor.c" "$root/grader/emu" \
+            -type f -newer "$times-asan.tsv" 2>/dev/null | head -n 1)" ]
 }
 # Grades started together (grade-all, the self-tests) time the solution
 # once: the first takes the lock and measures, into a folder of its own;
@@ -505,7 +507,7 @@ once_per_machine() {
         if [ ! -e "$dir/.done" ] || [ -n "$(find "$root/solution/src" "$root/skeleton/src" \
                 "$root/skeleton/include" "$root/grader/emu/include" "$root/grader/emu/cu2cpp.py" \
                 "$root/grader/grade.sh" "$root/grader/carries.tsv" "$root/grader/skelgen.py" \
-                "$root/cuda.mk" -newer "$dir/.done" | head -n 1)" ]; then
+                "$root/cuda.mk" -type f -newer "$dir/.done" | head -n 1)" ]; then
             rm -rf "$dir" && mkdir -p "$dir" && "$@" "$dir" && touch "$dir/.done"
         fi
     ) 9>"$dir.lock" || return 1

@@ -116,6 +116,7 @@ gradescope: grader-objs ## the Gradescope autograder build/gradescope/autograder
 
 # PL_IMAGE=you/ndarray-grader names the grader image in info.json.
 prairielearn: grader-objs ## a PrairieLearn question graded externally, in build/prairielearn/, tested on fake /grade layouts
+	@GRADE_CUDA=emu bash grader/grade.sh --calibrate
 	@python3 grader/package.py prairielearn build/prairielearn
 	@python3 grader/package.py check-prairielearn build/prairielearn
 

@@ -392,7 +392,19 @@ def gradescope(out):
     print(f"package: {out}: {len(files) + 2} files")
 
 
-def copy_machine_setup(dest):
+def calibration_files():
+    """This checkout's calibration, which the PrairieLearn tarball carries
+    (build/grader/solution-cpu-emu-*.tsv, made by grade.sh --calibrate):
+    a PrairieLearn job starts from the image every time, and timing the
+    solution there would take most of its 600 s."""
+    paths = [os.path.join("build", "grader", f"solution-cpu-emu-{b}.tsv") for b in ["normal", "asan"]]
+    missing = [p for p in paths if not os.path.exists(os.path.join(ROOT, p))]
+    if missing:
+        sys.exit(f"package: no calibration ({', '.join(missing)}): run grader/grade.sh --calibrate")
+    return paths
+
+
+def copy_machine_setup(dest, times=True):
     """What setup.sh (or the image's build) makes once per machine, taken
     from this checkout into the package's unpacked tree `dest`, as a test
     of a package stands in for that step: the calibration (the solution's
@@ -401,8 +413,9 @@ def copy_machine_setup(dest):
     from), and the course's own objects (grade.sh's once_per_machine:
     kept while no source of theirs is newer than their .done, so the
     unpacked sources must keep the package's times).  The grader itself is
-    still built from the package's sources, by the package's scripts."""
-    for build in ["normal", "asan"]:
+    still built from the package's sources, by the package's scripts.
+    times=False: the package carries its own calibration."""
+    for build in ["normal", "asan"] if times else []:
         times = os.path.join(ROOT, "build", "grader", f"solution-cpu-emu-{build}.tsv")
         if os.path.exists(times):
             os.makedirs(os.path.join(dest, "build", "grader"), exist_ok=True)
@@ -552,8 +565,10 @@ def prairielearn(out):
     os.makedirs(os.path.join(q, "tests"))
     os.makedirs(os.path.join(out, "image"))
     files = [f for f in git_files(AUTOGRADER) if "/selftest/" not in f]
+    # with this machine's calibration, newer than every file it was taken
+    # from (tar keeps the times), so the job does not time the solution
     with tarfile.open(os.path.join(q, "tests", "workbook.tar.gz"), "w:gz") as tar:
-        for f in sorted(files):
+        for f in sorted(files) + calibration_files():
             tar.add(os.path.join(ROOT, f), arcname=f"{PREFIX}/{f}", recursive=False)
     run_sh = os.path.join(q, "tests", "run.sh")
     with open(run_sh, "w", encoding="utf-8") as f:
@@ -639,20 +654,23 @@ def check_prairielearn(out):
     with tarfile.open(os.path.join(q, "tests", "workbook.tar.gz")) as tar:
         names = set(tar.getnames())
     for needed in ["grader/grade.sh", "grader/hidden/h01_views.c", "solution/src/06_cuda.cu",
-                   "grader/lms.py", "grader/grade-upload.sh"]:
+                   "grader/lms.py", "grader/grade-upload.sh"] + calibration_files():
         if f"{PREFIX}/{needed}" not in names:
             problems.append(f"tests/workbook.tar.gz has no {needed}")
     with tempfile.TemporaryDirectory() as tmp:
         # Unpacked here as run.sh would (its .unpacked stamp, so it keeps
-        # this copy), with this checkout's calibration, which is per machine.
+        # this copy), with this checkout's course objects (what the first
+        # grade on a machine compiles); the calibration is the tarball's.
+        # (by tar, as run.sh does: its folders have the time of now, and
+        # the files the tarball's)
         work = os.path.join(tmp, "work")
         tarball = os.path.join(q, "tests", "workbook.tar.gz")
-        with tarfile.open(tarball) as tar:
-            tar.extractall(work)
-        settle_folder_times(work)
+        os.makedirs(work)
+        subprocess.run(["tar", "-xzf", tarball, "-C", work], check=True)
         with open(tarball, "rb") as f, open(os.path.join(work, ".unpacked"), "w") as stamp:
             stamp.write(hashlib.sha256(f.read()).hexdigest() + "\n")
-        copy_machine_setup(os.path.join(work, PREFIX))
+        copy_machine_setup(os.path.join(work, PREFIX), times=False)
+        carried = {f: os.path.getmtime(os.path.join(work, PREFIX, f)) for f in calibration_files()}
         broken = os.path.join(tmp, "compile-error")
         shutil.copytree(os.path.join(ROOT, "solution"), broken)
         with open(os.path.join(ROOT, "grader", "selftest", "submissions", "compile_error",
@@ -697,6 +715,10 @@ def check_prairielearn(out):
             t.start()
         for t in threads:
             t.join()
+        for f, t in carried.items():
+            if os.path.getmtime(os.path.join(work, PREFIX, f)) != t:
+                problems.append(f"the jobs timed the solution again ({f} was rewritten): the "
+                                "tarball's calibration was not taken")
         for case, (res, size, run) in sorted(runs.items()):
             if res is None:
                 continue
