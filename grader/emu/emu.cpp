@@ -1065,6 +1065,35 @@ struct BlockOrder {
     }
 };
 
+/* Sampled launches (ndemu_sample_launches): a launch of more than
+ * kSampleAll blocks runs only some of them, so that a test can launch over
+ * more than 2^31 elements for a few CPU-milliseconds: one block chosen by
+ * the seed; the blocks holding the grid's last 2048 threads (linear
+ * order), last first; block 0; another chosen by the seed.  With the
+ * usual mappings (grid-stride, or one thread per element) the last 2048
+ * threads then cover at least 1024 consecutive positions among the
+ * launch's last elements, and in a grid-stride loop every thread's last
+ * trips are past 2^31 whenever the count is. */
+static bool g_sampled = false;
+static const unsigned long long kSampleAll = 16;
+static std::vector<unsigned long long> *g_sample_picks_p;
+#define g_sample_picks forever(g_sample_picks_p)
+
+static void sample_blocks(std::vector<unsigned long long> &picks, unsigned long long nblocks,
+                          unsigned long long nthreads, unsigned long long launch_no)
+{
+    if (nblocks <= kSampleAll) return; /* all of them, shuffled as usual */
+    unsigned long long x = block_seed() ^ (launch_no * 0x9fb21c651e98df25ull);
+    unsigned long long tail = (2048 + nthreads - 1) / nthreads;
+    if (tail > nblocks - 2) tail = nblocks - 2;
+    unsigned long long first_tail = nblocks - tail;
+    unsigned long long r1 = 1 + splitmix(x) % (first_tail - 1), r2 = 1 + splitmix(x) % (first_tail - 1);
+    picks.push_back(r1);
+    for (unsigned long long j = nblocks; j-- > first_tail;) picks.push_back(j);
+    picks.push_back(0);
+    if (r2 != r1) picks.push_back(r2);
+}
+
 static void block_order(BlockOrder &o, unsigned long long total)
 {
     unsigned long long x = block_seed() ^ (++g_launch_no * 0xd1b54a32d192ed03ull);
@@ -1204,8 +1233,12 @@ void run_launch(const LaunchInfo &info, Thunk thunk, void *ctx, size_t ctx_size,
     BlockOrder order;
     block_order(order, nblocks);
     unsigned long long launch_no = g_launch_no;
-    for (unsigned long long i = 0; i < nblocks && !b.error; i++) {
-        unsigned long long j = order.at(i);
+    std::vector<unsigned long long> &picks = g_sample_picks;
+    picks.clear();
+    if (g_sampled) sample_blocks(picks, nblocks, nthreads, launch_no);
+    unsigned long long nrun = picks.empty() ? nblocks : picks.size();
+    for (unsigned long long i = 0; i < nrun && !b.error; i++) {
+        unsigned long long j = picks.empty() ? order.at(i) : picks[(size_t)i];
         g_builtins.block_idx = uint3{(unsigned)(j % g.x), (unsigned)(j / g.x % g.y), (unsigned)(j / g.x / g.y)};
         run_block();
         for (auto &o : b.open) o.clear();
@@ -1237,6 +1270,46 @@ static bool valid_stream(cudaStream_t s)
     return s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread || g_streams.count(s);
 }
 
+/* In sampled mode cudaMalloc maps its own pages between two guards of
+ * kGuard bytes that no access may touch (PROT_NONE), the block ending at
+ * the second guard's start (256-byte aligned: as close as that allows).
+ * A 32-bit index that wraps past 2^31 - 1 goes negative, and the kernel's
+ * next access lands a little before its array (an element of a view that
+ * repeats its rows, say): in the guard, a SIGSEGV at once, where the heap
+ * would take the write silently and the loop would run on for ever. */
+static const size_t kGuard = (size_t)1 << 20;
+static std::map<uintptr_t, std::pair<void *, size_t>> *g_guarded_p; /* base -> mapping, its bytes */
+#define g_guarded forever(g_guarded_p)
+
+static void *guarded_alloc(size_t size)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t body = (size + 255) / 256 * 256, pages = (body + page - 1) / page * page;
+    if (body < size || pages > SIZE_MAX - 2 * kGuard) return nullptr;
+    size_t total = pages + 2 * kGuard;
+    void *map = mmap(nullptr, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (map == MAP_FAILED) return nullptr;
+    char *start = (char *)map + kGuard;
+    if (mprotect(start, pages, PROT_READ | PROT_WRITE) != 0) {
+        munmap(map, total);
+        return nullptr;
+    }
+    void *m = start + (pages - body);
+    g_guarded[(uintptr_t)m] = std::make_pair(map, total);
+    return m;
+}
+
+static void release_alloc(void *p)
+{
+    auto it = g_guarded.find((uintptr_t)p);
+    if (it == g_guarded.end()) {
+        free(p);
+        return;
+    }
+    munmap(it->second.first, it->second.second);
+    g_guarded.erase(it);
+}
+
 } /* namespace ndemu */
 
 struct CUstream_st {
@@ -1256,6 +1329,8 @@ using namespace ndemu;
 extern "C" {
 
 const char *ndemu_last_message(void) { return g_message; }
+
+void ndemu_sample_launches(int on) { g_sampled = on != 0; }
 
 const char *cudaGetErrorName(cudaError_t e)
 {
@@ -1339,10 +1414,12 @@ cudaError_t cudaMalloc(void **p, size_t size)
     NDEMU_STICKY();
     *p = nullptr;
     if (size == 0) return cudaSuccess;
-    /* The normal heap (so AddressSanitizer sees overflows), 256-byte aligned as on a GPU. */
+    /* The normal heap (so AddressSanitizer sees overflows), 256-byte aligned as on a GPU;
+     * in sampled mode, pages between guards (guarded_alloc). */
     void *m = nullptr;
     size_t rounded = (size + 255) / 256 * 256;
-    if (rounded < size || posix_memalign(&m, 256, size) != 0 || !m)
+    if (rounded < size || (g_sampled ? (m = guarded_alloc(size)) == nullptr
+                                     : posix_memalign(&m, 256, size) != 0 || !m))
         return fail(cudaErrorMemoryAllocation, "cudaMalloc of %zu bytes: out of memory", size);
     g_allocs[(uintptr_t)m] = size;
     prof_alloc(m, size, false);
@@ -1405,7 +1482,7 @@ cudaError_t cudaFree(void *p)
     prof_alloc(p, it->second, true);
     g_allocs.erase(it);
     g_managed.erase((uintptr_t)p);
-    free(p);
+    release_alloc(p);
     NDEMU_STICKY();
     return cudaSuccess;
 }
@@ -1545,7 +1622,7 @@ cudaError_t cudaDeviceReset(void)
 {
     for (auto &a : g_allocs) {
         prof_alloc((void *)a.first, a.second, true);
-        free((void *)a.first);
+        release_alloc((void *)a.first);
     }
     g_allocs.clear();
     g_managed.clear();

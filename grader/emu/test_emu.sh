@@ -3,7 +3,8 @@
 # with it (-O2, and -O1 with AddressSanitizer + UBSan), runs them, checks
 # the broken kernels are caught, checks that kernels and cudaMemcpy refuse
 # host memory where device memory must be (tests/host_arg.cu,
-# tests/memcpy_kind.cu, in every build), checks cu2cpp.py, checks the instrumented
+# tests/memcpy_kind.cu, in every build), checks sampled launches
+# (tests/sampled.cu), checks cu2cpp.py, checks the instrumented
 # build's counters and sanitizer (tests/sanitize.cu) and the registers x
 # threads limit (tests/registers.cu, regs.py), and checks that the tests
 # are real CUDA with nvcc when it is installed.
@@ -174,6 +175,18 @@ for t in host_arg memcpy_kind; do
         else bad "[$mode] $t: $what; stderr:"; head -n 20 "$out/$t.$mode.err"; fi
     done
 done
+
+# Sampled launches (README.md): few blocks, block 0 and the grid's last
+# threads among them; guards around cudaMalloc's blocks, so that an int
+# index that wraps past 2^31 - 1 crashes at once.  The plain build (the
+# grader's tests that sample run there only).
+if build sampled opt "$OPT"; then
+    ok "[opt] sampled.cu builds with -Wall -Wextra -Werror -Wshadow"
+    run_checks sampled opt
+else
+    bad "[opt] sampled.cu does not build:"
+    cat "$out/sampled.opt.log"
+fi
 
 # The instrumented build: exact counts of small kernels, and the sanitizer
 # (a race, a host pointer, an uninitialised read) reporting their lines.

@@ -3,7 +3,8 @@
  * kernels of lessons 2-5 on the CUDA device (a GPU, or the emulator).  Most
  * are the public tests of tests/test_06_cuda.c run again (K_AGAIN: other
  * seeds, k_count's cases scaled); their own: a sum over more than 2^31
- * elements (64-bit counts in the kernels), and performance from the
+ * elements and writes through views of more than 2^31 (64-bit counts and
+ * indices in the kernels), and performance from the
  * emulator's counters (its instrumented build): the compact and
  * elementwise kernels' accesses to compact arrays coalesce.
  *
@@ -31,6 +32,68 @@ static void reduce_broadcast_past_2e31(k_ctx *k)
     k_reduce_of(&c, ND_SUM, 1, &zero, false);
     k_check(k, &c, "a row of 2^31 + 3 elements: n, i and every position are int64_t (an "
             "int stops at 2^31 - 1)");
+}
+
+/* The kernels that write through a view (binary_kernel, unary_kernel,
+ * fill_kernel, setitem_kernel) over 3 x (2^20 + 1) x 1024 =
+ * 3,221,228,544 elements (past 2^31, as the count, every thread's index
+ * and the grid stride must go), in about 20 KB: the inputs are one row of
+ * 1024 repeated (strides 0, 0, 1), and dst has three slabs of one row
+ * each (strides 1024, 0, 1), so the elements of slab s all write row s
+ * of dst's buffer.  Slab 2 is elements 2^31 + 2048 and on: row 2 starts
+ * as -0.25, -1.25, ..., and only they can give it its answer (rows 0 and
+ * 1 hold theirs from the start, since the emulator runs only some
+ * blocks).
+ *
+ * On the emulator the calls are sampled (grader/emu/README.md, "Sampled
+ * launches"): each launch runs a few blocks, those of its last 2048
+ * threads among them, whose last elements are in slab 2 whatever the
+ * mapping (a grid-stride loop, or one thread per element), and each
+ * buffer sits between guard pages.  An index kept in an int wraps
+ * negative after 2^31 - 1: the next access lands a few KB before an
+ * input or dst, in a guard (a crash, at once), and slab 2 is never
+ * reached.  On a GPU every block runs: 3.2 * 10^9 elements over 20 KB,
+ * milliseconds.  (compact_kernel's output is compact: 2^31 elements of
+ * it are 8 GB, more than an executor may reserve.) */
+#define PAST_2E31_HINT(kernel) kernel " over 3 * (2^20 + 1) * 1024 elements: i, n and the " \
+    "grid stride are int64_t (an int stops at 2^31 - 1; use int64_t)"
+
+/* op over that layout: K_BINARY_INTO (ND_ADD), K_UNARY_INTO (ND_NEG),
+ * K_SETITEM_SCALAR (3.5), K_SETITEM. */
+static void past_2e31(k_ctx *k, k_op op, const char *hint)
+{
+    enum { C = 1024 };
+    int64_t shape[] = { 3, K_P2(20) + 1, C }, row[] = { 0, 0, 1 }, slabs[] = { C, 0, 1 };
+    float *a = k_floats(k, C), *b = k_floats(k, C), *d = k_floats(k, 3 * C);
+    for (int j = 0; j < C; j++) {
+        a[j] = (float)k_int(k, -8, 8);
+        b[j] = (float)k_int(k, -8, 8);
+        d[j] = d[C + j] = op == K_BINARY_INTO ? a[j] + b[j] : op == K_UNARY_INTO ? -a[j]
+                        : op == K_SETITEM_SCALAR ? 3.5f : a[j];
+        d[2 * C + j] = -0.25f - (float)j;
+    }
+    k_call c = k_new(k, op);
+    c.code = op == K_BINARY_INTO ? (int)ND_ADD : (int)ND_NEG;
+    c.scalar = 3.5f;
+    c.sampled = true;
+    bool setitem = op == K_SETITEM || op == K_SETITEM_SCALAR;
+    if (setitem)
+        k_arg(&c, k_at(k_buffer_of(k, &c, 3 * C, d), 3, shape, slabs, 0));
+    if (op != K_SETITEM_SCALAR)
+        k_arg(&c, k_at(k_buffer_of(k, &c, C, a), 3, shape, row, 0));
+    if (op == K_BINARY_INTO)
+        k_arg(&c, k_at(k_buffer_of(k, &c, C, b), 3, shape, row, 0));
+    if (!setitem)
+        k_arg(&c, k_at(k_buffer_of(k, &c, 3 * C, d), 3, shape, slabs, 0));
+    k_check(k, &c, hint);
+}
+
+static void kernels_past_2e31(k_ctx *k)
+{
+    past_2e31(k, K_BINARY_INTO, PAST_2E31_HINT("binary_kernel"));
+    past_2e31(k, K_UNARY_INTO, PAST_2E31_HINT("unary_kernel"));
+    past_2e31(k, K_SETITEM_SCALAR, PAST_2E31_HINT("fill_kernel"));
+    past_2e31(k, K_SETITEM, PAST_2E31_HINT("setitem_kernel"));
 }
 
 /* ---------------------------------------------------------------------- */
@@ -82,7 +145,7 @@ static const k_test tests[] = {
     K_AGAIN(index_offset_random, public_06, index_to_offset_random, 1, K_HOST, 6, INDEX_HINT),
     K_AGAIN(index_offset_64bit, public_06, index_to_offset_cases, 1, K_HOST, 3, "i, shape, "
             "strides and the offset are int64_t: keep every product and sum in 64 bits"),
-    K_AGAIN(kernels_views_odd, public_06, launch_odd_sizes, 6, K_CUDA, 21, "compact_kernel, "
+    K_AGAIN(kernels_views_odd, public_06, launch_odd_sizes, 6, K_CUDA, 19, "compact_kernel, "
             "setitem_kernel, fill_kernel, binary_kernel and unary_kernel over views of every "
             "layout: a view's offset and its numel (not its buffer's) decide what a kernel "
             "touches"),
@@ -90,6 +153,12 @@ static const k_test tests[] = {
             "reduce_kernel over every axis subset, at lengths around 32 and 256: start a max "
             "from -INFINITY; every warp's value reaches the final fold"),
     K_TEST(reduce_broadcast_past_2e31, K_CUDA | K_PLAIN, 2, "64-bit counts in the kernels"),
+    /* 2 of kernels_views_odd's points (21 before): the lesson's total is
+     * unchanged */
+    K_TEST(kernels_past_2e31, K_CUDA | K_PLAIN, 2, "binary_kernel, unary_kernel, "
+           "fill_kernel and setitem_kernel over more than 2^31 elements: i, n and the grid "
+           "stride are int64_t; an int index wraps negative after 2^31 - 1 (an int stops at "
+           "2^31 - 1; use int64_t)"),
     K_AGAIN(matmul_tile_edges, public_06, matmul_odd_sizes, 1, K_CUDA, 8, "both matmul "
             "kernels at the tile edges; batches through offset_of"),
     /* past 65535 blocks: the plain build only (slow on the emulator under

@@ -23,7 +23,8 @@
  *
  * A call with `profile` set is followed in r->vals by what the CUDA
  * emulator's counters saw of the kernels it launched (profile() below):
- * counts only, which the parent judges.
+ * counts only, which the parent judges.  A call with `sampled` set runs,
+ * buffers and launches, in the emulator's sampled mode (sample() below).
  */
 #include "kit_impl.h"
 
@@ -423,20 +424,36 @@ static void profile(k_res *r)
     }
 }
 
+/* The emulator's sampled launches, weak as the counters are: on a GPU
+ * every block runs. */
+void ndemu_sample_launches(int on);
+#pragma weak ndemu_sample_launches
+
+static void sample(const k_call *c, int on)
+{
+    if (c->sampled && ndemu_sample_launches != NULL)
+        ndemu_sample_launches(on);
+}
+
 void k_exec(const k_call *c, k_res *r)
 {
     memset(r, 0, sizeof *r);
     r->out_buf = K_NOBUF;
     job j = { .c = c, .r = r };
     memset(&j.out_new, 0xAB, sizeof j.out_new);
-    if (!build(&j) || !lists(&j))
+    sample(c, 1);   /* from the first buffer on: each is guarded */
+    bool built = build(&j) && lists(&j);
+    if (!built) {
+        sample(c, 0);
         goto done;
+    }
     if (k_takes_out(c->op))
         j.out = c->out == K_OUT_NEW ? &j.out_new : c->out >= 0 ? &j.arr[c->out] : NULL;
     nd_clear_error();
     if (c->profile && ndemu_profile_reset != NULL)
         ndemu_profile_reset();
     call(&j);
+    sample(c, 0);
     if (c->profile)
         profile(r);
     for (int i = 0; i < c->nargs; i++)   /* every argument is const */

@@ -97,6 +97,10 @@ typedef struct k_call {
     int64_t at[4];          /* scalars: see each op in exec.c               */
     bool profile;           /* also send what the CUDA emulator's counters
                                saw of the call's kernels (k_check_perf)    */
+    bool sampled;           /* the CUDA emulator runs only some blocks of
+                               each launch, and guards every buffer
+                               (grader/emu/README.md, "Sampled launches");
+                               on a GPU, every block runs                 */
 } k_call;
 
 /* What the executor saw: raw facts, never a verdict. */

@@ -221,6 +221,27 @@ float k_input_at(const k_call *c, int i, int ndim, const int64_t *idx)
     return c->bufs[a->buf].v[off];
 }
 
+/* An axis of an in-place call's result along which dst and every input
+ * repeat (stride 0, or size 1 as broadcasting reads it) only writes the
+ * same value to the same element again: its reference walks it once (a
+ * row repeated past 2^31 elements is a few thousand).  walk gets shape
+ * with such axes made 1; true if there is one. */
+static bool walk_once(const k_call *c, int ndim, const int64_t *shape, int64_t *walk)
+{
+    bool any = false;
+    for (int d = 0; d < ndim; d++) {
+        bool rep = shape[d] > 1;
+        for (int i = 0; i < c->nargs && rep; i++) {
+            const k_arr *x = &c->args[i];
+            int e = d - (ndim - x->ndim);
+            rep = e < 0 || x->shape[e] == 1 || x->strides[e] == 0;
+        }
+        walk[d] = rep ? 1 : shape[d];
+        any = any || rep;
+    }
+    return any;
+}
+
 static k_buf *copy_buffers(k_ctx *k, const k_call *c, k_want *w)
 {
     w->inplace = true;
@@ -521,9 +542,10 @@ static k_want lesson2(k_ctx *k, const k_call *c)
             }
         }
         k_buf *after = copy_buffers(k, c, &w);
-        int64_t idx[ND_MAX_DIMS];
-        for (int64_t i = 0; i < k_numel(a->ndim, a->shape); i++) {
-            k_unravel(i, a->ndim, a->shape, idx);
+        int64_t idx[ND_MAX_DIMS], walk[ND_MAX_DIMS];
+        walk_once(c, a->ndim, a->shape, walk);
+        for (int64_t i = 0; i < k_numel(a->ndim, walk); i++) {
+            k_unravel(i, a->ndim, walk, idx);
             float v = scalar ? c->scalar : k_input_at(c, 1, a->ndim, idx);
             after[a->buf].v[k_offset(a, idx)] = v;
         }
@@ -619,16 +641,31 @@ static k_want ewise(k_ctx *k, const k_call *c)
     /* libm's pow, log, exp and tanh within ulps; maximum's zeros of either sign */
     k_tol tol = unary ? (c->code == ND_NEG || c->code == ND_ABS ? K_EXACT : K_ULPS)
               : c->code == ND_POW ? K_ULPS : c->code == ND_MAXIMUM ? K_EXACT_ZERO : K_EXACT;
-    float *v = new_array(k, &w, ndim, shape, tol);
+    /* the _into ops judge dst by its buffer alone where an axis repeats */
+    int64_t walk[ND_MAX_DIMS];
+    bool repeats = into && walk_once(c, ndim, shape, walk);
+    if (!repeats)
+        memcpy(walk, shape, sizeof walk);
+    float *v = NULL;
+    if (repeats) {
+        w.ndim = ndim;
+        memcpy(w.shape, shape, (size_t)ndim * sizeof *shape);
+        w.tol = tol;
+        w.ulps = 4;
+    } else {
+        v = new_array(k, &w, ndim, shape, tol);
+    }
     k_buf *after = into ? copy_buffers(k, c, &w) : NULL;   /* the values land in dst too */
     int64_t idx[ND_MAX_DIMS];
-    for (int64_t i = 0; i < k_numel(ndim, shape); i++) {
-        k_unravel(i, ndim, shape, idx);
+    for (int64_t i = 0; i < k_numel(ndim, walk); i++) {
+        k_unravel(i, ndim, walk, idx);
         float x = k_input_at(c, 0, ndim, idx);
-        v[i] = unary ? unop(c->code, x)
-                     : binop(c->code, x, scalar ? c->scalar : k_input_at(c, 1, ndim, idx));
+        float y = unary ? unop(c->code, x)
+                        : binop(c->code, x, scalar ? c->scalar : k_input_at(c, 1, ndim, idx));
+        if (v != NULL)
+            v[i] = y;
         if (into)
-            after[dst->buf].v[k_offset(dst, idx)] = v[i];
+            after[dst->buf].v[k_offset(dst, idx)] = y;
     }
     return w;
 }

@@ -223,6 +223,9 @@ typedef struct CUevent_st *cudaEvent_t;
 /* ---- runtime API ------------------------------------------------------ */
 extern "C" {
 const char *ndemu_last_message(void);
+/* Sampled launches, for tests past 2^31 elements (README.md): nonzero runs only some
+ * blocks of each launch, and cudaMalloc puts guards around its blocks. */
+void ndemu_sample_launches(int on);
 const char *cudaGetErrorString(cudaError_t error);
 const char *cudaGetErrorName(cudaError_t error);
 cudaError_t cudaGetLastError(void);
