@@ -474,10 +474,11 @@ libsyms() {
     cat "$scratch/allowed-uses"
     libsyms libstdc++.so.6 libgcc_s.so.1
     # the emulator's runtime, but not its counters: the profile API
-    # (ndemu_profile.h) and the instrumentation's callbacks, which only the
-    # grader's code and the instrumented build may call
+    # (ndemu_profile.h), the sampled launches' switch and the
+    # instrumentation's callbacks, which only the grader's code and the
+    # instrumented build may call
     [ -s "$kit/emu-normal/emu.o" ] && defined "$kit/emu-normal/emu.o" |
-        grep -vE '^(__tsan_|ndemu_(profile|launch|model|gpu)_?)'
+        grep -vE '^(__tsan_|ndemu_(profile|launch|model|gpu|sample)_?)'
     echo __gxx_personality_v0
 } | sort -u >"$scratch/allowed-uses-cu"
 # What a lesson file's weak symbols must not replace (objcheck.py's
