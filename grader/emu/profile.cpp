@@ -20,8 +20,10 @@
  *     one group is one request, whose sectors (global) or wavefronts
  *     (shared) are counted when the block reaches a barrier or ends;
  *   - checked: racecheck (shared memory written by one thread and read or
- *     written by another with no barrier between), initcheck (global
- *     memory read before anything wrote it).
+ *     written by another with no barrier between; global memory written by
+ *     one block and read or written by another of the same launch with no
+ *     __threadfence()+atomic ordering them), initcheck (global memory read
+ *     before anything wrote it).
  *
  * Elsewhere (every build without the instrumentation) nothing calls the
  * __tsan_ functions, __tsan_init never runs, g_prof_on stays false, and
@@ -82,6 +84,7 @@ struct Site {
     uintptr_t pc;
     unsigned char space, write, width;
     uint32_t launch;          /* the last launch that used it */
+    uint32_t lidx;            /* its index in that launch's Prof::launch_sites */
     /* this launch's totals, for the per-line table */
     uint64_t requests, lanes, bytes, sectors, wavefronts, ideal;
 };
@@ -114,6 +117,32 @@ struct ShadowByte {
     bool rmany;               /* several threads read in repoch */
     uint32_t iblock;          /* initcheck: the block (Prof::block_epoch) that last wrote it */
 };
+
+/* Racecheck between blocks: one access to a 4-byte word of global memory,
+ * in 8 bytes.  block: the block's linear index in the grid (a launch of
+ * more than 2^24 blocks is not checked); site: the site's index in the
+ * launch's sites (Site::lidx; 1023: one of the rest); mask: the bytes of
+ * the word it touched (0: no access); tid: the thread in the block; time:
+ * the block's fences before the access (Prof::gtime), which says whether
+ * a fence followed it. */
+struct GAcc {
+    uint64_t block : 24, site : 10, mask : 4, tid : 10, time : 16;
+};
+static const uint32_t kGSiteOther = 1023;
+/* The record of one 4-byte word in this launch: its last write, and one
+ * read (the first by another block that nothing orders before later
+ * writes). */
+struct GWord {
+    GAcc w, r;
+};
+static const size_t kGPageWords = 1024; /* 4 KiB of device memory a page, 16 KiB of records */
+struct GPage {
+    uint32_t launch;                        /* the launch its records are of */
+    GWord w[kGPageWords];
+};
+/* A launch records at most this many pages (32 MiB of device memory, 128
+ * MiB of records); what it touches beyond them is not checked. */
+static const size_t kGMaxPages = 8192;
 
 struct Prof {
     ndemu_launch_stats cur;
@@ -171,6 +200,22 @@ struct Prof {
     std::vector<uint32_t> warp_epoch;             /* per warp: __syncwarp and shuffles */
     /* initcheck: bytes of each allocation written so far */
     std::map<uintptr_t, Bits> init;
+    /* racecheck between blocks: the records of the global words touched,
+     * by page (address >> 12), with a cache of pages; the running
+     * block (its linear index), its fences so far, the time of its last
+     * fence, of its last fence that an atomic followed (its release:
+     * stores before it are ordered for other blocks), whether it made a
+     * global atomic (its acquire: accesses after it see what was
+     * released); and the release of every finished block of the launch
+     * that has one */
+    std::unordered_map<uintptr_t, GPage *> gpages;
+    struct { uintptr_t key; GPage *page; uint32_t launch; } gcache[1024] = {};
+    size_t gpages_launch = 0;                     /* pages this launch uses */
+    bool gcheck = false;                          /* at most 2^24 blocks */
+    uint32_t gblock = 0;
+    uint16_t gtime = 0, gfence = 0, grelease = 0;
+    bool gacquired = false;
+    std::unordered_map<uint32_t, uint16_t> greleased;
     /* the last allocation found, for the next access */
     uintptr_t hit_base = 0, hit_end = 0;
     uintptr_t host_sp = 0;                        /* near the host's stack pointer */
@@ -347,6 +392,7 @@ static std::string pc_line(uintptr_t pc)
 
 /* ---- launch, block, barrier ------------------------------------------- */
 static void flush_groups(void);
+static void global_race_launch(void);
 
 static void prof_launch_begin(const LaunchInfo &info, const void *ctx, size_t ctx_size)
 {
@@ -390,6 +436,7 @@ static void prof_launch_begin(const LaunchInfo &info, const void *ctx, size_t ct
     P.hit_base = P.hit_end = 0;
     P.host_sp = (uintptr_t)__builtin_frame_address(0);
     P.nlaunch++;
+    global_race_launch();
     P.t0 = now_s();
 }
 
@@ -451,15 +498,23 @@ static void flush_shared_init(void);
 static void prof_block_begin(void)
 {
     new_interval();
-    g_prof.l1.clear();
-    g_prof.l1_misses = 0;
-    g_prof.block_epoch = g_prof.epoch;
-    g_prof.pend.on = false;
+    Prof &P = g_prof;
+    P.l1.clear();
+    P.l1_misses = 0;
+    P.block_epoch = P.epoch;
+    P.pend.on = false;
+    const uint3 &b = g_builtins.block_idx;
+    const dim3 &g = g_builtins.grid_dim;
+    P.gblock = (uint32_t)(b.x + (uint64_t)g.x * (b.y + (uint64_t)g.y * b.z));
+    P.gtime = P.gfence = P.grelease = 0;
+    P.gacquired = false;
 }
 static void prof_block_end(void)
 {
     flush_shared_init();
     new_interval();
+    Prof &P = g_prof;
+    if (P.grelease) P.greleased[P.gblock] = P.grelease;
 }
 
 static void prof_barrier(void)
@@ -787,6 +842,147 @@ static void race_check(uintptr_t a, size_t n, bool write, uint32_t site, const S
     }
 }
 
+/* ---- racecheck between blocks (global memory) ------------------------------ */
+/* Blocks run one after another here, all at once on a GPU.  Two accesses
+ * to the same bytes of global memory by different blocks of one launch,
+ * at least one a store, neither an atomic, race unless they are ordered
+ * as the standard pattern orders them: the earlier block stored (or
+ * loaded), then executed __threadfence() and after it a global atomic
+ * (its release), and the later block executed a global atomic before
+ * its access (its acquire; typically the atomic on a counter that tells
+ * it it is the last block).  Blocks run whole, so when a block makes an
+ * access, every earlier access in the record is of a finished block, or
+ * of its own; the rule is per block, not per thread (a fence or atomic by
+ * any of its threads, in the order the emulator ran them). */
+
+/* Forget the last launch's releases; free the pages when there are many
+ * (a page's records are cleared when a launch first uses it). */
+static void global_race_launch(void)
+{
+    Prof &P = g_prof;
+    P.greleased.clear();
+    P.gpages_launch = 0;
+    P.gcheck = P.cur.grid[0] * (uint64_t)P.cur.grid[1] * P.cur.grid[2] <= (1u << 24);
+    if (P.gpages.size() <= kGMaxPages / 2) return;
+    for (auto &kv : P.gpages) free(kv.second);
+    P.gpages.clear();
+}
+
+/* The page of records of a word (its address / 4) in this launch, or
+ * null past the launch's pages. */
+static GPage *global_page(uintptr_t key)
+{
+    Prof &P = g_prof;
+    auto it = P.gpages.find(key);
+    GPage *pg = it == P.gpages.end() ? nullptr : it->second;
+    if (pg && pg->launch == P.nlaunch) return pg;
+    if (P.gpages_launch >= kGMaxPages) return nullptr;
+    if (!pg) {
+        pg = (GPage *)malloc(sizeof(GPage));
+        if (!pg) return nullptr;
+        P.gpages[key] = pg;
+    }
+    P.gpages_launch++;
+    pg->launch = P.nlaunch; /* first use in this launch: no records yet */
+    memset(pg->w, 0, sizeof pg->w);
+    return pg;
+}
+
+static inline GWord *global_word(Prof &P, uintptr_t word)
+{
+    uintptr_t key = word / kGPageWords;
+    auto &c = P.gcache[(key ^ key >> 10) & 1023];
+    if (c.key != key || c.launch != P.nlaunch) {
+        c.key = key;
+        c.launch = P.nlaunch;
+        c.page = global_page(key);
+    }
+    return c.page ? &c.page->w[word % kGPageWords] : nullptr;
+}
+
+/* The access x of another, finished block is ordered before the running
+ * block's: a fence and then an atomic followed it in its block, and the
+ * running block has made an atomic. */
+static bool global_ordered(Prof &P, const GAcc &x)
+{
+    if (!P.gacquired) return false;
+    auto it = P.greleased.find(x.block);
+    return it != P.greleased.end() && x.time < it->second;
+}
+
+static void global_race_report(const GAcc &x, bool x_write, uint32_t site, bool write, uintptr_t a, size_t n)
+{
+    Prof &P = g_prof;
+    const dim3 &g = g_builtins.grid_dim, &bd = g_builtins.block_dim;
+    char me[128], other[128];
+    describe_thread(me, sizeof me, g_tid);
+    uint32_t t = x.tid, b = x.block;
+    snprintf(other, sizeof other, "thread (%u,%u,%u) of block (%u,%u,%u)", t % bd.x, t / bd.x % bd.y,
+             t / (bd.x * bd.y), b % g.x, b / g.x % g.y, b / g.x / g.y);
+    uint32_t xs = (uint32_t)x.site;
+    std::vector<uintptr_t> pcs{xs < kGSiteOther ? P.sites[P.launch_sites[xs]].pc : 0, P.sites[site].pc};
+    std::vector<std::string> lines;
+    pc_lines(pcs, lines);
+    if (xs >= kGSiteOther) lines[0] = "a line of the kernel (one of its 1023rd and later access sites)";
+    uintptr_t base = 0;
+    size_t size = 0;
+    char where[160] = "";
+    if (find_alloc(a, 1, &base, &size))
+        snprintf(where, sizeof where, " at offset %zu of a %zu-byte cudaMalloc allocation", (size_t)(a - base),
+                 size);
+    sanitizer_fault(cudaErrorLaunchFailure,
+                    "racecheck: a global-memory race between blocks in kernel '%s' (launched at %s:%d): %s "
+                    "%s it at %s, and %s %s it at %s, with no atomic or __threadfence()+atomic ordering "
+                    "them (%zu byte%s%s); on a GPU blocks run at the same time, in any order, so the "
+                    "result depends on which block gets there first (the emulator runs them one after "
+                    "another)",
+                    g_block.info->kernel, base_name(g_block.info->file), g_block.info->line, other,
+                    x_write ? "wrote" : "read", lines[0].c_str(), me, write ? "writes" : "reads", lines[1].c_str(),
+                    n, n == 1 ? "" : "s", where);
+}
+
+static void global_race_check(Prof &P, uintptr_t a, size_t n, bool write, uint32_t site)
+{
+    uint32_t me = P.gblock, lidx = P.sites[site].lidx;
+    GAcc acc;
+    acc.block = me & 0xffffff;
+    acc.site = (lidx < kGSiteOther ? lidx : kGSiteOther) & 0x3ff;
+    acc.mask = 0;
+    acc.tid = (unsigned)g_tid & 0x3ff;
+    acc.time = P.gtime;
+    for (uintptr_t w = a >> 2, last = (a + n - 1) >> 2; w <= last; w++) {
+        /* the bytes of this word the access covers */
+        uintptr_t lo = w << 2 > a ? w << 2 : a, hi = (w << 2) + 4 < a + n ? (w << 2) + 4 : a + n;
+        unsigned mask = ((1u << (hi - lo)) - 1) << (lo & 3);
+        GWord *x = global_word(P, w);
+        if (!x) return; /* past the pages a launch records */
+        if ((x->w.mask & mask) && x->w.block != me && !global_ordered(P, x->w))
+            global_race_report(x->w, true, site, write, lo, hi - lo);
+        if (write) {
+            if ((x->r.mask & mask) && x->r.block != me && !global_ordered(P, x->r))
+                global_race_report(x->r, false, site, write, lo, hi - lo);
+            unsigned m = x->w.block == me ? x->w.mask | mask : mask;
+            x->w = acc;
+            x->w.mask = m & 0xf;
+        } else if (!x->r.mask || x->r.block == me || global_ordered(P, x->r)) {
+            /* keep another block's read that nothing orders: a later
+             * store by any block but that one races with it */
+            unsigned m = x->r.block == me ? x->r.mask | mask : mask;
+            x->r = acc;
+            x->r.mask = m & 0xf;
+        }
+    }
+}
+
+/* __threadfence() (and __threadfence_system()) in the instrumented build. */
+void fence_note(void)
+{
+    if (!g_prof_on || !g_cur) return;
+    Prof &P = g_prof;
+    if (P.gtime < 0xffff) P.gtime++;
+    P.gfence = P.gtime;
+}
+
 /* ---- initcheck ---------------------------------------------------------- */
 static void prof_alloc(const void *p, size_t n, bool freed)
 {
@@ -896,6 +1092,7 @@ static uint32_t site_id(uintptr_t pc, int space, bool write, size_t n)
     Site &s = P.sites[id];
     if (s.launch != P.nlaunch) { /* first use in this launch */
         s.launch = P.nlaunch;
+        s.lidx = (uint32_t)P.launch_sites.size();
         P.launch_sites.push_back(id);
     }
     return id;
@@ -969,6 +1166,7 @@ static void on_access(uintptr_t a, size_t n, bool write, uintptr_t pc)
     if (occ.size() <= site) occ.resize((size_t)site + 1, 0);
     uint32_t k = occ[site]++;
     if (space == kGlobal) {
+        if (g_ps.race && P.gcheck) global_race_check(P, a, n, write, site);
         if (g_ps.init) init_check(a, n, write, base, size, site);
         if (!write) {
             P.ld_bytes[(size_t)me] += (uint32_t)n;
@@ -1006,6 +1204,11 @@ void atomic_access(const void *p, size_t n)
     if (shared || a - (uintptr_t)g_cur->stack_lo < g_cur->stack_size) return;
     if (find_alloc(a, n, &base, &size)) {
         if (g_ps.init) init_check(a, n, true, base, size, 0);
+        /* racecheck between blocks: a fence before it makes it a release;
+         * it is an acquire */
+        Prof &P = g_prof;
+        if (P.gfence) P.grelease = P.gfence;
+        P.gacquired = true;
         return;
     }
     if (!static_storage(a) && g_ps.host) host_pointer(a, n, true, (uintptr_t)__builtin_return_address(0));

@@ -4,8 +4,8 @@
 # the broken kernels are caught, checks that kernels and cudaMemcpy refuse
 # host memory where device memory must be (tests/host_arg.cu,
 # tests/memcpy_kind.cu, in every build), checks sampled launches
-# (tests/sampled.cu), checks cu2cpp.py, checks the instrumented
-# build's counters and sanitizer (tests/sanitize.cu) and the registers x
+# (tests/sampled.cu), checks cu2cpp.py, checks the instrumented build's
+# counters and sanitizer (tests/sanitize.cu, tests/global_race.cu) and the registers x
 # threads limit (tests/registers.cu, regs.py), and checks that the tests
 # are real CUDA with nvcc when it is installed.
 # Prints one line per check and ends with "N passed, N failed".
@@ -201,6 +201,15 @@ if build sanitize inst "$INST"; then
 else
     bad "[inst] sanitize.cu does not build:"
     cat "$out/sanitize.inst.log"
+fi
+# Racecheck between the blocks of a launch (global memory): the broken
+# reductions reported with both lines, the correct patterns not.
+if build global_race inst "$INST"; then
+    ok "[inst] global_race.cu builds with the instrumentation, warning-free"
+    run_checks global_race inst
+else
+    bad "[inst] global_race.cu does not build:"
+    cat "$out/global_race.inst.log"
 fi
 # Without the instrumentation nothing is recorded, and nothing is checked.
 if build sanitize opt "$OPT"; then

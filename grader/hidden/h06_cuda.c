@@ -6,7 +6,10 @@
  * elements and writes through views of more than 2^31 (64-bit counts and
  * indices in the kernels), and performance from the
  * emulator's counters (its instrumented build): the compact and
- * elementwise kernels' accesses to compact arrays coalesce.
+ * elementwise kernels' accesses to compact arrays coalesce; and a
+ * reduction split over several blocks per output, on that build, whose
+ * racecheck between blocks fails a kernel whose blocks add to one word
+ * without an atomic (right on the emulator, wrong on a GPU).
  *
  * The [cuda] cases of the hidden tests of lessons 2-5 count for this
  * lesson too.  What the framework makes of CUDA's own errors (out of
@@ -137,6 +140,29 @@ static void ewise_coalesces(k_ctx *k)
     k_check_perf(k, &c, rules, 2, NULL);
 }
 
+/* Rows of 20000 elements: more than SPLIT_MIN (8192) in the solution's
+ * launch_reduce, so each output's elements are split over 3 blocks.  On
+ * the instrumented executor a kernel whose blocks combine their partial
+ * results in one global word without an atomic (a plain +=), or whose
+ * last block reads the others' partials without __threadfence() and an
+ * atomic counter, is a racecheck fault (grader/emu/README.md, "The
+ * sanitizer"), where the plain emulator, running one block at a time,
+ * gets the right sum. */
+static void reduce_split_no_race(k_ctx *k)
+{
+    int64_t axis = 1;
+    k_call c = k_new(k, K_REDUCE);
+    k_arg(&c, k_compact(k, &c, 2, (int64_t[]){ 2, 20000 }, K_RANDOM));
+    k_reduce_of(&c, ND_SUM, 1, &axis, false);
+    k_check_perf(k, &c, NULL, 0, NULL);
+}
+
+#define SPLIT_RACE_HINT "the blocks of one output run at the same time on a GPU: each " \
+    "writes its partial result to a slot of its own and a second launch folds them (or " \
+    "atomicAdd); a plain += on one word, or a last block reading the partials without " \
+    "__threadfence() and an atomic counter, races. make cuda-sanitize " \
+    "T='reduce_split_outputs[cuda]' names both lines"
+
 /* The performance tests: the instrumented executor, the plain build's
  * result standing for the sanitizers'. */
 #define PERF (K_CUDA | K_PLAIN | K_PROFILED)
@@ -169,6 +195,7 @@ static const k_test tests[] = {
     K_AGAIN(many_rows, public_06, matmul_many_rows, 1, K_CUDA | K_PLAIN, 1, GRID_HINT),
     /* performance: 6 of the lesson's 101.25 points (grader/weights.tsv) */
     K_TEST(compact_stores_coalesce, PERF, 3, COALESCE_HINT),
-    K_TEST(ewise_coalesces, PERF, 3, COALESCE_HINT),
+    K_TEST(ewise_coalesces, PERF, 2, COALESCE_HINT),
+    K_TEST(reduce_split_no_race, PERF, 1, SPLIT_RACE_HINT),
 };
 K_SUITE(hidden_06, 6, "06_cuda", tests);

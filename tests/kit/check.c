@@ -84,6 +84,12 @@ static const char *const cuda_errors[] = {
 static const struct { const char *phrase, *words; } emu_faults[] = {
     { "divergent warp operation", "a shuffle, vote or ballot that lanes of one mask reach at two "
       "different lines (on two sides of a branch): every lane of the mask must execute the same one" },
+    { "a global-memory race between blocks", "a race between blocks (racecheck): two blocks of one "
+      "launch touch the same global memory, one of them storing, with no atomic (or "
+      "__threadfence() and then an atomic) ordering them; make cuda-sanitize names both lines" },
+    { "racecheck: a shared-memory race", "a race on shared memory (racecheck): a thread reads or "
+      "writes what another wrote with no __syncthreads() between; make cuda-sanitize names both "
+      "lines" },
     { "misaligned address in kernel", "a misaligned access: a vector (float4) load or store at an "
       "address that is not a multiple of its size" },
     { "is declared __launch_bounds__", "a launch with more threads per block than the kernel's "

@@ -54,7 +54,10 @@ __global__ void shfl_up_two_sides(int *out)
 }
 
 /* 4. races between blocks: the last block (by index) sums the partials,
- * with no fence or atomic: on a GPU, blocks run in any order */
+ * with no fence or atomic: on a GPU, blocks run in any order (the
+ * instrumented build's racecheck names both lines) */
+[[maybe_unused]] static const int kLinePartialW = __LINE__ + 7;
+[[maybe_unused]] static const int kLinePartialR = __LINE__ + 9;
 __global__ void last_block_sums(const float *in, float *partial, float *out)
 {
     if (threadIdx.x == 0) {
@@ -70,6 +73,7 @@ __global__ void last_block_sums(const float *in, float *partial, float *out)
 }
 
 /* ... and block 0 stores, the others add (no atomic) */
+[[maybe_unused]] static const int kLineAdd = __LINE__ + 7;
 __global__ void first_block_stores(const float *in, float *out)
 {
     if (threadIdx.x == 0) {
@@ -167,21 +171,35 @@ int main(void)
     { /* 4 */
         const int nb = 8;
         std::vector<float> h(nb * 32, 1.0f);
-        float *in, *partial, *out, got = 0.0f;
+        float *in, *partial, *out;
+        [[maybe_unused]] float got = 0.0f;
         CUDA_OK(cudaMalloc(&in, h.size() * sizeof(float)));
         CUDA_OK(cudaMalloc(&partial, nb * sizeof(float)));
         CUDA_OK(cudaMalloc(&out, sizeof(float)));
         CUDA_OK(cudaMemcpy(in, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice));
         CUDA_OK(cudaMemset(partial, 0, nb * sizeof(float)));
         last_block_sums<<<nb, 32>>>(in, partial, out);
+#ifdef NDEMU_INSTRUMENTED
+        /* the instrumented build's racecheck between blocks reports it */
+        expect_fault("the last block summing the partials without a fence or atomic (racecheck)",
+                     cudaErrorLaunchFailure, kLinePartialW, kLinePartialR, "global-memory race between blocks");
+        CUDA_OK(cudaMalloc(&in, h.size() * sizeof(float)));
+        CUDA_OK(cudaMalloc(&out, sizeof(float)));
+        CUDA_OK(cudaMemset(out, 0, sizeof(float)));
+#else
         CUDA_OK(cudaMemcpy(&got, out, sizeof got, cudaMemcpyDeviceToHost));
 #ifdef NDEMU
         CHECK("the last block summing the partials without a fence or atomic gets a wrong sum",
               got != (float)(nb * 32), "sum %g", (double)got);
 #endif
+#endif
         for (int i = 0; i < nb; i++) h[(size_t)i] = (float)(i + 1);
         CUDA_OK(cudaMemcpy(in, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice));
         first_block_stores<<<nb, 32>>>(in, out);
+#ifdef NDEMU_INSTRUMENTED
+        expect_fault("block 0 storing while the other blocks add, no atomic (racecheck)", cudaErrorLaunchFailure,
+                     kLineAdd, 0, "global-memory race between blocks");
+#else
         CUDA_OK(cudaMemcpy(&got, out, sizeof got, cudaMemcpyDeviceToHost));
 #ifdef NDEMU
         CHECK("block 0 storing while the other blocks add (no atomic) gets a wrong sum",
@@ -190,6 +208,7 @@ int main(void)
         cudaFree(in);
         cudaFree(partial);
         cudaFree(out);
+#endif
     }
     { /* 5 */
         int *d;

@@ -81,7 +81,7 @@ __global__ void four_loads(const float *in, float *out) /* 4 loads between barri
 #pragma unroll
     for (int k = 0; k < 4; k++) s[k][threadIdx.x] = in[k * 64 + threadIdx.x];
     __syncthreads();
-    out[threadIdx.x] = s[0][threadIdx.x] + s[1][threadIdx.x] + s[2][threadIdx.x] + s[3][threadIdx.x];
+    out[blockIdx.x * 64 + threadIdx.x] = s[0][threadIdx.x] + s[1][threadIdx.x] + s[2][threadIdx.x] + s[3][threadIdx.x];
 }
 
 __global__ void add_atomic(float *sum, const float *in)
