@@ -85,8 +85,9 @@ static const k_test tests[] = {
             "moves pairs of 2-byte elements as 4-byte words through a 64 x 64 tile; both "
             "__syncthreads(); r < rows && c < cols"),
     K_AGAIN(permute_past_the_grid, public_07, permute_large_grid, 1, K_BOTH | K_PLAIN, 4,
-            "grid-stride loops in every kernel: over tiles (t += gridDim.x) or units (i += "
-            "gridDim.x * blockDim.x)"),
+            "grid-stride loops in every kernel, over tiles (t += gridDim.x) or units (i += "
+            "gridDim.x * blockDim.x); a transpose block that moves several tiles waits "
+            "(__syncthreads) at the end of each before the next"),
     K_AGAIN(permute_errors_untouched, public_07, permute_errors, 1, K_BOTH, 4, "check "
             "everything before moving a byte"),
     K_AGAIN(compact_permuted, public_07, compact_permuted_views, 20, K_CUDA, 4, "nd_compact of "
