@@ -3,7 +3,8 @@
  * kernels of lessons 2-5 on the CUDA device (a GPU, or the emulator).  Most
  * are the public tests of tests/test_06_cuda.c run again (K_AGAIN: other
  * seeds, k_count's cases scaled); their own: a sum over more than 2^31
- * elements (64-bit counts in the kernels), and performance from the
+ * elements (64-bit counts in the kernels), a tiled matmul of more row
+ * tiles than gridDim.y allows, and performance from the
  * emulator's counters (its instrumented build): the compact and
  * elementwise kernels' accesses to compact arrays coalesce.
  *
@@ -31,6 +32,21 @@ static void reduce_broadcast_past_2e31(k_ctx *k)
     k_reduce_of(&c, ND_SUM, 1, &zero, false);
     k_check(k, &c, "a row of 2^31 + 3 elements: n, i and every position are int64_t (an "
             "int stops at 2^31 - 1)");
+}
+
+/* (65535 * 128 + 1, 1) @ (1, 1) by the tiled kernel: 65536 row tiles of
+ * 128, one more than gridDim.y allows (the naive kernel's rows of 16
+ * pass the limit at 1048561 rows: many_rows).  One column, k = 1: the
+ * cheapest product with that many tiles, yet 5.9 s of CPU for the
+ * solution on the emulator (65536 blocks of 256 threads, two barriers
+ * each), so the plain build only. */
+static void matmul_row_tiles_past_grid(k_ctx *k)
+{
+    k_call c = k_product(k, K_MATMUL, 2, (int64_t[]){ 65535 * 128 + 1, 1 }, 2,
+                         (int64_t[]){ 1, 1 }, 0, K_RANDOM);
+    k_check(k, &c, "65536 row tiles of TM = 128 rows: the tiled kernel's gridDim.y stops at "
+            "65535 (blocks_for(m, TM)), so each block loops over its row tiles, i0 = "
+            "blockIdx.y * TM, i0 += gridDim.y * TM, while i0 < m");
 }
 
 /* ---------------------------------------------------------------------- */
@@ -98,6 +114,8 @@ static const k_test tests[] = {
     K_AGAIN(large_reduce_and_batch_views, public_06, large_reduce_and_batch, 1,
             K_CUDA | K_PLAIN, 2, GRID_HINT),
     K_AGAIN(many_rows, public_06, matmul_many_rows, 1, K_CUDA | K_PLAIN, 1, GRID_HINT),
+    K_TEST(matmul_row_tiles_past_grid, K_CUDA | K_PLAIN, 1, "the tiled kernel loops over row "
+           "tiles past gridDim.y"),
     /* performance: 6 of the lesson's 101.25 points (grader/weights.tsv) */
     K_TEST(compact_stores_coalesce, PERF, 3, COALESCE_HINT),
     K_TEST(ewise_coalesces, PERF, 3, COALESCE_HINT),
