@@ -31,7 +31,9 @@ static void reduce_broadcast_past_2e31(k_ctx *k)
     k_arg(&c, k_strided(k, &c, 1, 1, &len, &zero, 0, K_INTEGERS));
     k_reduce_of(&c, ND_SUM, 1, &zero, false);
     k_check(k, &c, "a row of 2^31 + 3 elements: n, i and every position are int64_t (an "
-            "int stops at 2^31 - 1)");
+            "int stops at 2^31 - 1); it is split over many blocks, which run in any order "
+            "and at the same time: their partial sums reach the output through a second "
+            "pass or atomicAdd, never by adding to what another block stored");
 }
 
 /* (65535 * 128 + 1, 1) @ (1, 1) by the tiled kernel: 65536 row tiles of
@@ -105,6 +107,9 @@ static const k_test tests[] = {
     K_AGAIN(reduce_views_and_lengths, public_06, reduce_odd_lengths, 5, K_CUDA, 10,
             "reduce_kernel over every axis subset, at lengths around 32 and 256: start a max "
             "from -INFINITY; every warp's value reaches the final fold"),
+    K_AGAIN(reduce_split_any_order, public_06, reduce_split_outputs, 1, K_CUDA, 2,
+            "blocks run in any order and at the same time: the partial results of a split "
+            "output reach it by a second pass (or atomicAdd)"),
     K_TEST(reduce_broadcast_past_2e31, K_CUDA | K_PLAIN, 2, "64-bit counts in the kernels"),
     K_AGAIN(matmul_tile_edges, public_06, matmul_odd_sizes, 1, K_CUDA, 8, "both matmul "
             "kernels at the tile edges; batches through offset_of"),
