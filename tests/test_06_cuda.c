@@ -19,6 +19,12 @@
     "i += gridDim.x * blockDim.x, until i >= n (a grid-stride loop)"
 #define SUM_HINT "every thread of the block must fold its elements, and every warp's value " \
     "must reach the final fold"
+#define SPLIT_HINT "few outputs of many elements, each split over many blocks: the blocks " \
+    "of a launch run in any order and at the same time, so a block must never fold its " \
+    "partial result into one another block wrote (block 0 storing, the others adding: " \
+    "a block that runs before block 0, or with it, is lost); each block writes a partial " \
+    "of its own, and a second pass folds them into the output (or combine them with " \
+    "atomicAdd)"
 #define MAX_HINT "start a max from -INFINITY (or the first element), never from 0; idle lanes " \
     "must not bring a 0 into a max"
 
@@ -220,8 +226,7 @@ static void specials_split(float *v, int64_t len)
  * many blocks, whose partial results a second pass folds. */
 static void reduce_split_outputs(k_ctx *k)
 {
-    const char *hint = "few outputs of many elements: every block's partial result must "
-                       "reach the second pass, which folds them into the output";
+    const char *hint = SPLIT_HINT;
     row_folds(k, 1, 1000003, K_RANDOM, NULL, hint);
     for (int op = ND_SUM; op <= ND_MAX; op++) {   /* (70001,3) transposed to (3,70001) */
         k_call c = k_new(k, K_REDUCE);
@@ -231,7 +236,7 @@ static void reduce_split_outputs(k_ctx *k)
     }
     row_folds(k, 3, 300000, K_RANDOM, specials_split, "the partial results of one output "
               "are folded like its elements: inf stays inf, inf + -inf and anything + nan "
-              "are nan");
+              "are nan; " SPLIT_HINT);
 }
 
 /* ---------------------------------------------------------------------- */

@@ -267,7 +267,13 @@ static void permute_empty_and_one(k_ctx *k)
 }
 
 /* More work than one pass of the grid: the tile loop and the grid-stride
- * loops must cover the rest. */
+ * loops must cover the rest.  A transpose's block then moves several
+ * tiles through one shared tile: what its hint names. */
+#define TILE_LOOP_HINT "more tiles than the grid's MAX_BLOCKS blocks, so each block moves " \
+    "tiles t = blockIdx.x, t += gridDim.x, ... through one shared tile. Bytes another " \
+    "tile should have held: the __syncthreads() at the END of the tile loop's body (after " \
+    "the writes out of the tile) is missing, and a fast thread fills the tile with the next " \
+    "tile while others still read it; bytes never written: the loop over tiles stops early"
 static void permute_large_grid(k_ctx *k)
 {
     static const struct { int64_t e; int n; int64_t shape[3], perm[3]; int v; } cases[] = {
@@ -283,8 +289,8 @@ static void permute_large_grid(k_ctx *k)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         permute(k, cases[i].e, cases[i].n, cases[i].shape, cases[i].perm, cases[i].v, 0, 0,
-                "the grid stops at MAX_BLOCKS: loop over tiles (t += gridDim.x) or units "
-                "(i += gridDim.x * blockDim.x) until all are done");
+                cases[i].v >= 3 ? TILE_LOOP_HINT : "the grid stops at MAX_BLOCKS: loop over "
+                "units (i += gridDim.x * blockDim.x) until all are done");
 }
 
 static void permute_errors(k_ctx *k)

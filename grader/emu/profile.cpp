@@ -1192,6 +1192,32 @@ static void on_access(uintptr_t a, size_t n, bool write, uintptr_t pc)
     if (dynamic && a + n - (uintptr_t)g_dynamic_shared > P.dyn_hi) P.dyn_hi = a + n - (uintptr_t)g_dynamic_shared;
 }
 
+/* An access gcc instruments as a range (__tsan_read_range, _write_range):
+ * gcc calls __tsan_readN (N = 1, 2, 4, 8, 16) only when the type's
+ * alignment is at least min(N, 8) bytes, and a range for the rest: a
+ * struct copied by value whose alignment is below its size (struct
+ * { float a, b, c, d; }: 16 bytes, 4-byte aligned), or of another size.
+ * nvcc moves such a struct in units of its alignment (a vector load or
+ * store needs an address aligned to its whole width): four 4-byte
+ * requests for that struct, where a float4 or uint4 (16-byte aligned) is
+ * one 16-byte request.  The alignment is not passed, but it is bounded:
+ * for a power-of-two size up to 16, by half of min(size, 8) (else gcc
+ * would have called __tsan_readN); otherwise by 16 and the largest power
+ * of two dividing the size; and always by the address's own alignment.
+ * Each unit is an access of its own, as each of nvcc's instructions is a
+ * request of its own. */
+static void on_range(uintptr_t a, size_t n, bool write, uintptr_t pc)
+{
+    if (!g_prof_on || !g_cur) return;
+    size_t unit = n <= 16 && (n & (n - 1)) == 0 ? (n < 8 ? n : 8) / 2 : 16;
+    while (unit > 1 && (n % unit != 0 || a % unit != 0)) unit /= 2;
+    if (unit == 0 || unit >= n) {
+        on_access(a, n, write, pc);
+        return;
+    }
+    for (size_t i = 0; i < n; i += unit) on_access(a + i, unit, write, pc);
+}
+
 void atomic_access(const void *p, size_t n)
 {
     if (!g_prof_on || !g_cur) return;
@@ -1441,11 +1467,11 @@ NDEMU_TSAN_RW(8)
 NDEMU_TSAN_RW(16)
 void __tsan_read_range(void *a, unsigned long n)
 {
-    ndemu::on_access((uintptr_t)a, n, false, (uintptr_t)__builtin_return_address(0));
+    ndemu::on_range((uintptr_t)a, n, false, (uintptr_t)__builtin_return_address(0));
 }
 void __tsan_write_range(void *a, unsigned long n)
 {
-    ndemu::on_access((uintptr_t)a, n, true, (uintptr_t)__builtin_return_address(0));
+    ndemu::on_range((uintptr_t)a, n, true, (uintptr_t)__builtin_return_address(0));
 }
 void __tsan_func_entry(void *) {}
 void __tsan_func_exit(void) {}

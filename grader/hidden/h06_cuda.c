@@ -4,7 +4,8 @@
  * are the public tests of tests/test_06_cuda.c run again (K_AGAIN: other
  * seeds, k_count's cases scaled); their own: a sum over more than 2^31
  * elements and writes through views of more than 2^31 (64-bit counts and
- * indices in the kernels), and performance from the
+ * indices in the kernels), a tiled matmul of more row tiles than
+ * gridDim.y allows, and performance from the
  * emulator's counters (its instrumented build): the compact and
  * elementwise kernels' accesses to compact arrays coalesce; and a
  * reduction split over several blocks per output, on that build, whose
@@ -34,7 +35,24 @@ static void reduce_broadcast_past_2e31(k_ctx *k)
     k_arg(&c, k_strided(k, &c, 1, 1, &len, &zero, 0, K_INTEGERS));
     k_reduce_of(&c, ND_SUM, 1, &zero, false);
     k_check(k, &c, "a row of 2^31 + 3 elements: n, i and every position are int64_t (an "
-            "int stops at 2^31 - 1)");
+            "int stops at 2^31 - 1); it is split over many blocks, which run in any order "
+            "and at the same time: their partial sums reach the output through a second "
+            "pass or atomicAdd, never by adding to what another block stored");
+}
+
+/* (65535 * 128 + 1, 1) @ (1, 1) by the tiled kernel: 65536 row tiles of
+ * 128, one more than gridDim.y allows (the naive kernel's rows of 16
+ * pass the limit at 1048561 rows: many_rows).  One column, k = 1: the
+ * cheapest product with that many tiles, yet 5.9 s of CPU for the
+ * solution on the emulator (65536 blocks of 256 threads, two barriers
+ * each), so the plain build only. */
+static void matmul_row_tiles_past_grid(k_ctx *k)
+{
+    k_call c = k_product(k, K_MATMUL, 2, (int64_t[]){ 65535 * 128 + 1, 1 }, 2,
+                         (int64_t[]){ 1, 1 }, 0, K_RANDOM);
+    k_check(k, &c, "65536 row tiles of TM = 128 rows: the tiled kernel's gridDim.y stops at "
+            "65535 (blocks_for(m, TM)), so each block loops over its row tiles, i0 = "
+            "blockIdx.y * TM, i0 += gridDim.y * TM, while i0 < m");
 }
 
 /* The kernels that write through a view (binary_kernel, unary_kernel,
@@ -178,6 +196,9 @@ static const k_test tests[] = {
     K_AGAIN(reduce_views_and_lengths, public_06, reduce_odd_lengths, 5, K_CUDA, 10,
             "reduce_kernel over every axis subset, at lengths around 32 and 256: start a max "
             "from -INFINITY; every warp's value reaches the final fold"),
+    K_AGAIN(reduce_split_any_order, public_06, reduce_split_outputs, 1, K_CUDA, 2,
+            "blocks run in any order and at the same time: the partial results of a split "
+            "output reach it by a second pass (or atomicAdd)"),
     K_TEST(reduce_broadcast_past_2e31, K_CUDA | K_PLAIN, 2, "64-bit counts in the kernels"),
     /* 2 of kernels_views_odd's points (21 before): the lesson's total is
      * unchanged */
@@ -193,6 +214,8 @@ static const k_test tests[] = {
     K_AGAIN(large_reduce_and_batch_views, public_06, large_reduce_and_batch, 1,
             K_CUDA | K_PLAIN, 2, GRID_HINT),
     K_AGAIN(many_rows, public_06, matmul_many_rows, 1, K_CUDA | K_PLAIN, 1, GRID_HINT),
+    K_TEST(matmul_row_tiles_past_grid, K_CUDA | K_PLAIN, 1, "the tiled kernel loops over row "
+           "tiles past gridDim.y"),
     /* performance: 6 of the lesson's 101.25 points (grader/weights.tsv) */
     K_TEST(compact_stores_coalesce, PERF, 3, COALESCE_HINT),
     K_TEST(ewise_coalesces, PERF, 2, COALESCE_HINT),

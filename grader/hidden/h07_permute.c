@@ -46,9 +46,14 @@ static void permute_16_byte_units(k_ctx *k)
     static const k_perf rules[] = {
         { K_GLOBAL_LOAD, 16, 8 * 32 * 64 * 8 * 4, "your generic kernel loads %g bytes per "
           "thread where %g are possible: the last axis stays last, and its 32 bytes per row "
-          "and both addresses allow 16-byte units (uint4)" },
+          "and both addresses allow 16-byte units; move them as uint4 (or float4, int4): a "
+          "16-byte type aligned to less than 16 bytes (struct { float a, b, c, d; } is "
+          "4-byte aligned) is moved by nvcc as 4-byte loads; a struct of your own needs "
+          "__align__(16)" },
         { K_GLOBAL_STORE, 16, 8 * 32 * 64 * 8 * 4, "your generic kernel stores %g bytes per "
-          "thread where %g are possible: move 16-byte units (uint4) both ways" },
+          "thread where %g are possible: move 16-byte units both ways as uint4 (or a "
+          "struct declared __align__(16): nvcc stores a 4-byte aligned struct as 4-byte "
+          "stores)" },
     };
     k_call c = k_permute_call(k, 4, 4, (int64_t[]){ 8, 32, 64, 8 }, (int64_t[]){ 0, 2, 1, 3 },
                               2, 0, 0);
@@ -80,8 +85,9 @@ static const k_test tests[] = {
             "moves pairs of 2-byte elements as 4-byte words through a 64 x 64 tile; both "
             "__syncthreads(); r < rows && c < cols"),
     K_AGAIN(permute_past_the_grid, public_07, permute_large_grid, 1, K_BOTH | K_PLAIN, 4,
-            "grid-stride loops in every kernel: over tiles (t += gridDim.x) or units (i += "
-            "gridDim.x * blockDim.x)"),
+            "grid-stride loops in every kernel, over tiles (t += gridDim.x) or units (i += "
+            "gridDim.x * blockDim.x); a transpose block that moves several tiles waits "
+            "(__syncthreads) at the end of each before the next"),
     K_AGAIN(permute_errors_untouched, public_07, permute_errors, 1, K_BOTH, 4, "check "
             "everything before moving a byte"),
     K_AGAIN(compact_permuted, public_07, compact_permuted_views, 20, K_CUDA, 4, "nd_compact of "
@@ -94,7 +100,7 @@ static const k_test tests[] = {
     K_TEST(transpose_no_bank_conflicts, PERF, 3, "__shared__ T tile[TILE][TILE + 1]: the "
            "padding column puts the 32 elements of a column in 32 different banks"),
     K_TEST(permute_16_byte_units, PERF, 2, "run_generic moves units of p->unit bytes "
-           "(uint4 for 16): the plan's unit is the widest of 16, 8, 4, 2, 1 that divides the "
-           "row's bytes and both addresses"),
+           "(uint4 for 16, a type aligned to 16 bytes): the plan's unit is the widest of 16, "
+           "8, 4, 2, 1 that divides the row's bytes and both addresses"),
 };
 K_SUITE(hidden_07, 7, "07_permute", tests);

@@ -1095,30 +1095,73 @@ static char *shrink(k_ctx *k, const k_call *c, nd_status status, const char *hin
     return any ? found : NULL;
 }
 
+/* What a wrong result of a call on the CUDA device says when the same call
+ * run again gives another one: the emulator runs a launch's blocks in an
+ * order drawn from the launch's number in the process (grader/emu/README.md,
+ * "Block order"), so the second run's blocks run in another order.  Whatever
+ * the test's hint is about, the kernel then depends on that order. */
+#define ORDER_NOTE " [The same call, run again with its blocks in another order, gave %s: " \
+    "the result depends on the order the blocks run in. The blocks of a launch run in " \
+    "any order, and at the same time: a block must not fold its result into one another " \
+    "block of the launch wrote (block 0 storing its partial result, the others adding " \
+    "theirs); each writes its own partial result and a second launch combines them, or " \
+    "they combine them with atomicAdd.]"
+
+/* Call c (on the CUDA device, status ND_OK as the reference wants) gave
+ * the wrong result `first` (its hint left out): run it twice more, one
+ * run after the other on one executor (the first may be a new executor's
+ * first call, as c may have been: the same launch numbers, the same
+ * order); the note above if a result differs, else "". */
+static const char *order_note(k_ctx *k, const k_call *c, const char *first)
+{
+    static char note[1000];
+    for (int again = 0; again < 2; again++) {
+        k_want w = k_reference(k, c);
+        const k_res *r = run(k, c);
+        if (r->status != ND_OK)
+            return "";   /* a fault, or a device left unusable: not a difference */
+        const char *m = compared(c, &w, r, NULL);
+        if (m != NULL && strcmp(m, first) == 0)
+            continue;
+        snprintf(note, sizeof note, ORDER_NOTE, m == NULL ? "the right result"
+                                                          : "another wrong result");
+        k_abandon(k);   /* the search for a smaller case starts on a new executor */
+        return note;
+    }
+    return "";
+}
+
 /* Call c failed (r, message m): fail the test, with the smallest failing
  * case found from it. */
 static void failed(k_ctx *k, const k_call *c, k_want *w, const k_res *r, const char *m,
                    const char *hint)
 {
-    static char first[5000], both[10500];
+    static char first[5000], both[12000];
     snprintf(first, sizeof first, "%s", m);
     if (w->status != ND_OK || r->status == ND_ERR_NOT_IMPLEMENTED || c->nargs == 0)
         end_test(c, first);
     /* a case that fails: say so now (should a smaller one crash), then
      * look for the smallest failing case, as Hypothesis would */
     k_provisional(first);
-    const k_call *best;
-    char *small = shrink(k, c, w->status, hint, &best);
-    if (small == NULL)
-        end_test(c, first);
-    /* the smallest case first, then the test's own; the hint once */
-    char *h = strstr(small, " Hint: "), *h1 = strstr(first, " Hint: ");
-    if (h != NULL)
-        *h = '\0';
+    /* first without its hint (own: the check's, which may not be the test's) */
+    char *h1 = strstr(first, " Hint: "), own[5000];
+    snprintf(own, sizeof own, "%s", h1 != NULL ? h1 : "");
     if (h1 != NULL)
         *h1 = '\0';
+    const char *note = c->dev == ND_CUDA && r->status == ND_OK ? order_note(k, c, first) : "";
+    const k_call *best;
+    char *small = shrink(k, c, w->status, hint, &best);
+    if (small == NULL) {
+        snprintf(both, sizeof both, "%s%s%s", first, note, own);
+        end_test(c, both);
+    }
+    /* the smallest case first, then the test's own; the hint once */
+    char *h = strstr(small, " Hint: ");
+    if (h != NULL)
+        *h = '\0';
     snprintf(both, sizeof both, "%s (the smallest failing case found; the case the test made: "
-             "%s)%s%s", small, first, hint && hint[0] ? " Hint: " : "", hint ? hint : "");
+             "%s)%s%s%s", small, first, note, hint && hint[0] ? " Hint: " : "",
+             hint ? hint : "");
     end_test(best, both);
 }
 

@@ -49,6 +49,25 @@ __global__ void copy16(const float4 *in, float4 *out)
     out[i] = in[i];
 }
 
+/* 16 bytes copied as a struct: nvcc moves a 4-byte aligned one as four
+ * 4-byte loads and stores, an __align__(16) one as one 16-byte each. */
+struct four_floats {
+    float a, b, c, d;
+};
+struct __align__(16) four_floats16 {
+    float a, b, c, d;
+};
+__global__ void copy16_struct(const four_floats *in, four_floats *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = in[i];
+}
+__global__ void copy16_aligned_struct(const four_floats16 *in, four_floats16 *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = in[i];
+}
+
 __global__ void broadcast(const float *in, float *out) /* every lane reads in[0] */
 {
     __shared__ float s[32];
@@ -236,6 +255,29 @@ int main(void)
           (unsigned long long)s.access[NDEMU_GLOBAL_LOAD].requests,
           (unsigned long long)s.access[NDEMU_GLOBAL_LOAD].sectors);
 
+    copy16_struct<<<1, 256>>>((const four_floats *)a, (four_floats *)b);
+    CUDA_OK(cudaDeviceSynchronize());
+    s = last();
+    CHECK("copy16_struct: a 4-byte aligned struct of four floats moves as four 4-byte requests a warp",
+          s.access[NDEMU_GLOBAL_LOAD].by_width[2] == 32 && s.access[NDEMU_GLOBAL_LOAD].requests == 32 &&
+              s.access[NDEMU_GLOBAL_STORE].by_width[2] == 32 && s.access[NDEMU_GLOBAL_STORE].requests == 32 &&
+              s.access[NDEMU_GLOBAL_LOAD].bytes == 256 * 16,
+          "%llu 4-byte of %llu load requests, %llu 4-byte of %llu store requests, %llu bytes",
+          (unsigned long long)s.access[NDEMU_GLOBAL_LOAD].by_width[2],
+          (unsigned long long)s.access[NDEMU_GLOBAL_LOAD].requests,
+          (unsigned long long)s.access[NDEMU_GLOBAL_STORE].by_width[2],
+          (unsigned long long)s.access[NDEMU_GLOBAL_STORE].requests,
+          (unsigned long long)s.access[NDEMU_GLOBAL_LOAD].bytes);
+
+    copy16_aligned_struct<<<1, 256>>>((const four_floats16 *)a, (four_floats16 *)b);
+    CUDA_OK(cudaDeviceSynchronize());
+    s = last();
+    CHECK("copy16_aligned_struct: the same struct declared __align__(16) moves as 16-byte requests",
+          s.access[NDEMU_GLOBAL_LOAD].by_width[4] == 8 && s.access[NDEMU_GLOBAL_LOAD].requests == 8 &&
+              s.access[NDEMU_GLOBAL_STORE].by_width[4] == 8,
+          "%llu 16-byte of %llu requests", (unsigned long long)s.access[NDEMU_GLOBAL_LOAD].by_width[4],
+          (unsigned long long)s.access[NDEMU_GLOBAL_LOAD].requests);
+
     broadcast<<<1, 64>>>(a, b);
     CUDA_OK(cudaDeviceSynchronize());
     s = last();
@@ -288,7 +330,7 @@ int main(void)
     int before = ndemu_launch_count();
     ndemu_profile_reset();
     CHECK("ndemu_launch_count counts launches; ndemu_profile_reset forgets them",
-          before == 12 && ndemu_launch_count() == 0 && ndemu_launch_get(0, &s) == -1, "%d, then %d", before,
+          before == 14 && ndemu_launch_count() == 0 && ndemu_launch_get(0, &s) == -1, "%d, then %d", before,
           ndemu_launch_count());
 
     ndemu_estimate e;
