@@ -173,16 +173,17 @@ stubs_named() {
 }
 run "the kit's table of the skeleton's stubs (tests/kit/check.c)" stubs_named
 # ... and names a CUDA emulator's fault by a phrase of its message: each
-# phrase of the kit's table must be in grader/emu/emu.cpp's messages.
+# phrase of the kit's table must be in the emulator's messages
+# (grader/emu/emu.cpp, and profile.cpp, which it includes: the sanitizer).
 faults_named() {
     python3 - <<'EOF'
 import re, sys
 kit = open("tests/kit/check.c").read()
 block = kit[kit.index("emu_faults[] = {"):]
 phrases = re.findall(r'\{ "([^"]+)", "', block[:block.index("};")])
-emu = re.sub(r'"\s*\n\s*"', "", open("grader/emu/emu.cpp").read())
+emu = re.sub(r'"\s*\n\s*"', "", open("grader/emu/emu.cpp").read() + open("grader/emu/profile.cpp").read())
 missing = [p for p in phrases if p not in emu]
-print(f"{len(phrases)} phrases, not in emu.cpp: {missing}")
+print(f"{len(phrases)} phrases, not in emu.cpp or profile.cpp: {missing}")
 sys.exit(1 if missing or not phrases else 0)
 EOF
 }
