@@ -42,14 +42,25 @@ static void reduce_broadcast_past_2e31(k_ctx *k)
 
 /* (65535 * 128 + 1, 1) @ (1, 1) by the tiled kernel: 65536 row tiles of
  * 128, one more than gridDim.y allows (the naive kernel's rows of 16
- * pass the limit at 1048561 rows: many_rows).  One column, k = 1: the
- * cheapest product with that many tiles, yet 5.9 s of CPU for the
- * solution on the emulator (65536 blocks of 256 threads, two barriers
- * each), so the plain build only. */
+ * pass the limit at 1048561 rows: many_rows).  Sampled (grader/emu/
+ * README.md, "Sampled launches"): of the 65535 blocks the emulator runs
+ * block 0, the last ones and two chosen by the seed, where every block
+ * would take 6-8 s of CPU.  So a is 0 but in its last row, the one row of
+ * tile 65535, which a kernel that loops over row tiles gives to block 0
+ * (i0 = 0, then 65535 * 128); c's buffer starts as zeros in sampled mode
+ * (fresh pages), so the rows of the blocks that did not run hold their
+ * answer, 0, already.  On a GPU every block runs. */
 static void matmul_row_tiles_past_grid(k_ctx *k)
 {
-    k_call c = k_product(k, K_MATMUL, 2, (int64_t[]){ 65535 * 128 + 1, 1 }, 2,
-                         (int64_t[]){ 1, 1 }, 0, K_RANDOM);
+    const int64_t m = 65535 * 128 + 1;
+    float *a = k_floats(k, m), b = (float)k_int(k, 2, 9);
+    for (int64_t i = 0; i < m; i++)
+        a[i] = 0.0f;
+    a[m - 1] = (float)k_int(k, 1, 9);
+    k_call c = k_new(k, K_MATMUL);
+    c.sampled = true;
+    k_arg(&c, k_given(k, &c, 2, (int64_t[]){ m, 1 }, a));
+    k_arg(&c, k_given(k, &c, 2, (int64_t[]){ 1, 1 }, &b));
     k_check(k, &c, "65536 row tiles of TM = 128 rows: the tiled kernel's gridDim.y stops at "
             "65535 (blocks_for(m, TM)), so each block loops over its row tiles, i0 = "
             "blockIdx.y * TM, i0 += gridDim.y * TM, while i0 < m");
@@ -175,9 +186,10 @@ static void reduce_split_no_race(k_ctx *k)
     k_check_perf(k, &c, NULL, 0, NULL);
 }
 
-#define SPLIT_RACE_HINT "the blocks of one output run at the same time on a GPU: each " \
-    "writes its partial result to a slot of its own and a second launch folds them (or " \
-    "atomicAdd); a plain += on one word, or a last block reading the partials without " \
+#define SPLIT_RACE_HINT "the blocks of one output run in any order and at the same time " \
+    "on a GPU: each writes its partial result to a slot of its own and a second launch " \
+    "folds them (or atomicAdd); a plain += on one word, or a last block reading the " \
+    "partials without " \
     "__threadfence() and an atomic counter, races. make cuda-sanitize " \
     "T='reduce_split_outputs[cuda]' names both lines"
 
