@@ -243,8 +243,9 @@ nvcc_asan=("${nvcc_grade_flags[@]}" "${nvcc_san[@]}")
 # The solution's CPU seconds per test, measured once on this machine for
 # each build: the limits are 20x them, at least 2 s (5 s under the
 # sanitizers).  Stale when a file they were taken from is newer (files:
-# a folder unpacked from a package has the time of its unpacking).  CPU time, which a busy machine does not stretch: a correct
-# submission is never stopped because other work shares the machine.
+# a folder unpacked from a package has the time of its unpacking).  CPU
+# time, which a busy machine does not stretch: a correct submission is
+# never stopped because other work shares the machine.
 times="$root/build/grader/solution-cpu-$cuda_mode"
 times_stale() {
     [ ! -s "$times-normal.tsv" ] || [ ! -s "$times-asan.tsv" ] ||
