@@ -392,19 +392,22 @@ def gradescope(out):
     print(f"package: {out}: {len(files) + 2} files")
 
 
+# This checkout's calibration (grade.sh --calibrate): the solution's CPU
+# seconds per test, each build, on the emulator.
+CALIBRATION = [os.path.join("build", "grader", f"solution-cpu-emu-{b}.tsv") for b in ["normal", "asan"]]
+
+
 def calibration_files():
-    """This checkout's calibration, which the PrairieLearn tarball carries
-    (build/grader/solution-cpu-emu-*.tsv, made by grade.sh --calibrate):
-    a PrairieLearn job starts from the image every time, and timing the
-    solution there would take most of its 600 s."""
-    paths = [os.path.join("build", "grader", f"solution-cpu-emu-{b}.tsv") for b in ["normal", "asan"]]
-    missing = [p for p in paths if not os.path.exists(os.path.join(ROOT, p))]
+    """CALIBRATION, which the PrairieLearn tarball carries: a PrairieLearn
+    job starts from the image every time, and timing the solution there
+    would take most of its 600 s."""
+    missing = [p for p in CALIBRATION if not os.path.exists(os.path.join(ROOT, p))]
     if missing:
         sys.exit(f"package: no calibration ({', '.join(missing)}): run grader/grade.sh --calibrate")
-    return paths
+    return CALIBRATION
 
 
-def copy_machine_setup(dest, times=True):
+def copy_machine_setup(dest, with_times=True):
     """What setup.sh (or the image's build) makes once per machine, taken
     from this checkout into the package's unpacked tree `dest`, as a test
     of a package stands in for that step: the calibration (the solution's
@@ -414,12 +417,11 @@ def copy_machine_setup(dest, times=True):
     kept while no source of theirs is newer than their .done, so the
     unpacked sources must keep the package's times).  The grader itself is
     still built from the package's sources, by the package's scripts.
-    times=False: the package carries its own calibration."""
-    for build in ["normal", "asan"] if times else []:
-        times = os.path.join(ROOT, "build", "grader", f"solution-cpu-emu-{build}.tsv")
-        if os.path.exists(times):
+    with_times=False: the package carries its own calibration."""
+    for times in CALIBRATION if with_times else []:
+        if os.path.exists(os.path.join(ROOT, times)):
             os.makedirs(os.path.join(dest, "build", "grader"), exist_ok=True)
-            shutil.copy(times, os.path.join(dest, "build", "grader"))
+            shutil.copy(os.path.join(ROOT, times), os.path.join(dest, "build", "grader"))
     for kept in ["course-emu", "course-profile"]:
         made = os.path.join(ROOT, "build", "grader", kept)
         if os.path.isdir(made) and not os.path.exists(os.path.join(dest, "build", "grader", kept)):
@@ -669,7 +671,7 @@ def check_prairielearn(out):
         subprocess.run(["tar", "-xzf", tarball, "-C", work], check=True)
         with open(tarball, "rb") as f, open(os.path.join(work, ".unpacked"), "w") as stamp:
             stamp.write(hashlib.sha256(f.read()).hexdigest() + "\n")
-        copy_machine_setup(os.path.join(work, PREFIX), times=False)
+        copy_machine_setup(os.path.join(work, PREFIX), with_times=False)
         carried = {f: os.path.getmtime(os.path.join(work, PREFIX, f)) for f in calibration_files()}
         broken = os.path.join(tmp, "compile-error")
         shutil.copytree(os.path.join(ROOT, "solution"), broken)
